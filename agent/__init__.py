@@ -1,0 +1,1 @@
+"""The chat agent: platform actions, conversation controller, LLM backends (import name snakegate.agent)."""

@@ -1,0 +1,1 @@
+"""Meta-schemas of the snakegate contract, shipped as package data (snakegate.schemas)."""

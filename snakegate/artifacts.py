@@ -1,0 +1,103 @@
+"""Cheap format checks for input artifacts, one per type in schemas/artifact-types.json.
+
+Each check reads at most the first 64 KiB of the file and returns None when
+the file looks right or a sentence saying what is wrong. Table headers are
+read here too (for `x-column-of`), never the whole table.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from snakegate.metaschemas import artifact_types
+
+HEAD_BYTES = 64 * 1024
+
+
+def _head(path: Path, size: int = HEAD_BYTES) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(size)
+
+
+def _text_head(path: Path) -> str | None:
+    raw = _head(path)
+    if b"\x00" in raw:
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # A multi-byte character cut at the 64 KiB boundary is not an error.
+        if exc.start >= len(raw) - 4:
+            return raw[: exc.start].decode("utf-8", errors="strict")
+        return None
+
+
+def table_header(path: Path, delimiter: str) -> list[str] | None:
+    """The header row of a delimited table, or None when the file is not such a table."""
+    text = _text_head(path)
+    if text is None:
+        return None
+    lines = text.splitlines()
+    if len(text) >= HEAD_BYTES and lines:
+        lines = lines[:-1]  # the last line may be cut off
+    rows = list(csv.reader(io.StringIO("\n".join(lines[:6])), delimiter=delimiter))
+    if not rows or not rows[0]:
+        return None
+    header = [h.strip() for h in rows[0]]
+    if any(not h for h in header) or len(set(header)) != len(header):
+        return None
+    if any(len(r) != len(header) for r in rows[1:] if r):
+        return None
+    if len(header) == 1 and header[0][:1] in "{[":
+        return None  # a JSON document is not a one-column table
+    return header
+
+
+def check(path: Path, type_name: str) -> str | None:
+    """None when `path` passes the cheap check of `type_name`, else what is wrong."""
+    spec = artifact_types().get(type_name)
+    if spec is None:
+        return f"unknown artifact type {type_name!r}"
+    kind = spec.get("check", "none")
+    if kind == "table":
+        if table_header(path, spec["delimiter"]) is None:
+            sep = "comma" if spec["delimiter"] == "," else "tab"
+            return (f"is not a {type_name}: expected UTF-8 text whose first line is a {sep}-separated header "
+                    "of unique, non-empty column names and whose next rows have as many fields")
+        return None
+    if kind == "json":
+        text = _text_head(path)
+        if text is None or not text.lstrip()[:1] in ("{", "["):
+            return f"is not a {type_name}: expected a JSON object or array"
+        if path.stat().st_size <= HEAD_BYTES:
+            try:
+                json.loads(text)
+            except json.JSONDecodeError as exc:
+                return f"is not valid JSON ({exc.msg} at line {exc.lineno})"
+        return None
+    if kind == "magic":
+        magic = bytes.fromhex(spec["magic"])
+        if _head(path, len(magic)) != magic:
+            return f"is not a {type_name}: its first bytes are not the {type_name} signature"
+        return None
+    if kind == "prefix":
+        text = _text_head(path)
+        if text is None or not text.lstrip().startswith(spec["prefix"]):
+            return f"is not a {type_name}: expected text starting with {spec['prefix']!r}"
+        return None
+    if kind == "text":
+        if _text_head(path) is None:
+            return f"is not {type_name}: expected UTF-8 text"
+        return None
+    return None
+
+
+def is_table(type_name: str) -> bool:
+    return bool(artifact_types().get(type_name, {}).get("table"))
+
+
+def delimiter(type_name: str) -> str:
+    return artifact_types()[type_name]["delimiter"]

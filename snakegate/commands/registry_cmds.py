@@ -1,0 +1,187 @@
+"""Registry and gate commands: list, show, search, init, validate."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from snakegate.errors import ExitCode, UserError
+
+
+def register(sub, epilog: str) -> None:
+    p = sub.add_parser("list", help="list the registry's workflows", epilog=epilog)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=cmd_list)
+
+    p = sub.add_parser("show", help="show a workflow and its parameters", epilog=epilog)
+    p.add_argument("id", help="workflow id")
+    p.add_argument("--json", action="store_true", help="print the manifest and contract as JSON")
+    p.set_defaults(handler=cmd_show)
+
+    p = sub.add_parser("search", help="rank workflows by how well they match TEXT", epilog=epilog)
+    p.add_argument("text", nargs="+", help="words to look for in id, title, tags, description")
+    p.set_defaults(handler=cmd_search)
+
+    p = sub.add_parser("init", help="write a run config template for a workflow", epilog=epilog)
+    p.add_argument("id", help="workflow id")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout (never overwrites)")
+    p.set_defaults(handler=cmd_init)
+
+    p = sub.add_parser("validate", help="pass a run config through the gate (no job runs)", epilog=epilog)
+    p.add_argument("config", help="run config YAML (workflow, version, params)")
+    p.add_argument("--json", action="store_true",
+                   help='print one JSON object: {"ok", "invocation_id", "workflow", "errors": [{path, code, message, hint}]}')
+    p.set_defaults(handler=cmd_validate)
+
+
+def cmd_list(ctx) -> int:
+    reg = ctx.registry
+    if ctx.args.json:
+        rows = [{"id": wf.id, "version": wf.manifest.version, "title": wf.manifest.title, "trust": wf.manifest.trust,
+                 "tags": wf.manifest.tags} for wf in (reg.workflows[i] for i in reg.ids())]
+        print(json.dumps({"workflows": rows, "broken": reg.broken}, indent=2, sort_keys=True))
+        return ExitCode.OK
+    if not reg.workflows and not reg.broken:
+        print(f"no workflows in {reg.root / 'workflows'}")
+    width = max((len(i) for i in reg.ids()), default=10)
+    for wf_id in reg.ids():
+        m = reg.workflows[wf_id].manifest
+        print(f"{wf_id:<{width}}  {m.version:<8} {m.trust:<9} {m.title}")
+    for name, message in sorted(reg.broken.items()):
+        print(f"{name:<{width}}  (cannot load: {message.splitlines()[0]})", file=sys.stderr)
+    return ExitCode.OK
+
+
+def _type_text(schema: dict) -> str:
+    if "x-artifact" in schema:
+        return f"path ({schema['x-artifact']})"
+    t = schema.get("type", "any")
+    if isinstance(t, list):
+        t = "|".join(t)
+    if t == "array" and isinstance(schema.get("items"), dict):
+        t = f"list of {schema['items'].get('type', 'any')}"
+    return t
+
+
+def _allowed_text(schema: dict) -> str:
+    if "enum" in schema:
+        return " | ".join(map(str, schema["enum"]))
+    bits = []
+    for key, sym in (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="), ("exclusiveMaximum", "<")):
+        if key in schema:
+            bits.append(f"{sym} {schema[key]}")
+    if "x-column-of" in schema:
+        bits.append(f"column of {schema['x-column-of']}")
+    if "x-builtins" in schema:
+        bits.append("or " + ", ".join(schema["x-builtins"]))
+    items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+    if "enum" in items:
+        bits.append("each: " + " | ".join(map(str, items["enum"])))
+    return ", ".join(bits)
+
+
+def param_rows(schema: dict) -> list[dict]:
+    required = set(schema.get("required", []))
+    rows = []
+    for name, sub in (schema.get("properties") or {}).items():
+        rows.append({
+            "name": name, "type": _type_text(sub), "required": name in required,
+            "default": json.dumps(sub["default"]) if "default" in sub else "",
+            "allowed": _allowed_text(sub), "description": sub.get("description", ""),
+        })
+    return rows
+
+
+def cmd_show(ctx) -> int:
+    wf = ctx.workflow(ctx.args.id)
+    m = wf.manifest
+    if ctx.args.json:
+        print(json.dumps({"manifest": m.model_dump(), "schema": wf.schema}, indent=2, sort_keys=True))
+        return ExitCode.OK
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(soft_wrap=False)
+    if not console.is_terminal:
+        console.width = 140  # piped output: wide enough that names and defaults never wrap
+    console.print(f"[bold]{m.id}[/bold] {m.version} — {m.title}  ({m.trust})")
+    console.print(m.description)
+    if m.tags:
+        console.print("tags: " + ", ".join(m.tags))
+    table = Table(title="parameters", show_lines=False)
+    for col in ("name", "type", "required", "default", "allowed values"):
+        table.add_column(col, no_wrap=col in ("name", "type", "required"), overflow="fold")
+    table.add_column("description", overflow="fold", ratio=1)
+    for row in param_rows(wf.schema):
+        table.add_row(row["name"], row["type"], "yes" if row["required"] else "", row["default"], row["allowed"],
+                      row["description"])
+    console.print(table)
+    console.print("outputs: " + ", ".join(f"{o.path} ({o.type})" for o in m.outputs.values()))
+    if wf.examples():
+        console.print("examples: " + ", ".join(str(p.relative_to(ctx.registry.root)) for p in wf.examples()))
+    return ExitCode.OK
+
+
+def cmd_search(ctx) -> int:
+    hits = ctx.registry.search(" ".join(ctx.args.text))
+    hits = [(wf, score) for wf, score in hits if score > 0]
+    if not hits:
+        print("no workflow matches; `snakegate list` shows them all")
+        return ExitCode.INVALID
+    for wf, score in hits:
+        print(f"{wf.id:<24} {score:5.1f}  {wf.manifest.title}")
+    return ExitCode.OK
+
+
+def cmd_init(ctx) -> int:
+    from snakegate.template import run_config_template
+
+    wf = ctx.workflow(ctx.args.id)
+    text = run_config_template(wf, ctx.registry.root)
+    if not ctx.args.output:
+        sys.stdout.write(text)
+        return ExitCode.OK
+    out = Path(ctx.args.output)
+    if out.exists():
+        raise UserError(f"{out} already exists; choose another -o path or remove it first (nothing was overwritten)")
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"cannot write {out}: {exc.strerror}")
+    print(f"wrote {out}; edit the params, then `snakegate validate {out}`")
+    return ExitCode.OK
+
+
+def print_gate_result(result, source: str, stream=sys.stdout) -> None:
+    if result.ok:
+        print(f"ok: {source} passes the gate — {result.workflow} {result.invocation.version}, "
+              f"invocation {result.invocation_id}", file=stream)
+        return
+    n = len(result.errors)
+    print(f"refused: {source} has {n} problem{'s' if n != 1 else ''}"
+          + (f" (workflow {result.workflow})" if result.workflow else ""), file=stream)
+    for err in result.errors:
+        print(f"  - {err.path or '(file)'} [{err.code}]: {err.message}", file=stream)
+        if err.hint:
+            print(f"      fix: {err.hint}", file=stream)
+
+
+def validate_file(ctx, path: str):
+    from snakegate.gate import gate
+    from snakegate.models import GateResult
+    from snakegate.runconfig import read_run_config
+
+    data, yaml_error = read_run_config(path)
+    if yaml_error is not None:
+        return GateResult(ok=False, errors=[yaml_error])
+    return gate(ctx.registry, data, ctx.settings)
+
+
+def cmd_validate(ctx) -> int:
+    result = validate_file(ctx, ctx.args.config)
+    if ctx.args.json:
+        print(json.dumps(result.summary_json(), indent=2, sort_keys=True))
+    else:
+        print_gate_result(result, ctx.args.config)
+    return ExitCode.OK if result.ok else ExitCode.INVALID

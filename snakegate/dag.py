@@ -1,0 +1,204 @@
+"""Build a workflow's Snakemake DAG through Snakemake's own Python API, without running a job.
+
+The result is plain data (`Dag` of `DagJob`s) that the gate and the static
+check reason about. Snakemake works in a fresh temporary folder so the DAG is
+the full one (nothing up to date) and nothing is written next to the workflow.
+Any failure to load or build becomes a `DagError` with Snakemake's message:
+a crash here fails the gate, it never passes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from snakegate.hashing import canonical_json, sha256_text
+
+# Snakemake's API changes the working directory and keeps global logger state:
+# one build at a time per process.
+_lock = threading.Lock()
+_cache: dict[str, "Dag"] = {}
+_CACHE_MAX = 256
+
+
+class DagError(Exception):
+    def __init__(self, message: str, line: int | None = None, file: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.file = file
+
+
+@dataclass
+class DagJob:
+    rule: str
+    input: list[str]
+    output: list[str]
+    named_input: dict[str, list[str]]
+    named_output: dict[str, list[str]]
+    params: dict[str, Any]
+    log: list[str]
+    # producer rule name for each input file made by another job
+    producers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Dag:
+    jobs: list[DagJob]
+    rules: dict[str, dict]  # rule name -> {"input": [names], "output": [names], "has_output": bool}
+
+    def produced(self) -> set[str]:
+        return {f for j in self.jobs for f in j.output}
+
+    def consumed(self) -> set[str]:
+        return {f for j in self.jobs for f in j.input}
+
+
+def _named(namedlist) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for name, (start, end) in namedlist._names.items():
+        items = namedlist[start:end] if end is not None else [namedlist[start]]
+        out[name] = [str(i) for i in items]
+    return out
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return str(value)
+
+
+def _params(namedlist) -> dict[str, Any]:
+    out = {}
+    for name, (start, end) in namedlist._names.items():
+        out[name] = _plain(namedlist[start:end] if end is not None else namedlist[start])
+    return out
+
+
+def _line_of(exc: BaseException) -> tuple[int | None, str | None]:
+    lineno = getattr(exc, "lineno", None)
+    filename = getattr(exc, "filename", None) or getattr(exc, "snakefile", None)
+    return (lineno if isinstance(lineno, int) else None), (str(filename) if filename else None)
+
+
+def _message(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    # Snakemake wraps the real cause; its first lines say what went wrong.
+    lines = [l for l in text.splitlines() if l.strip()]
+    return " ".join(lines[:6])
+
+
+def build_dag(snakefile: Path, config: dict, use_cache: bool = True) -> Dag:
+    """The DAG of `snakefile` for `config`; raises DagError with Snakemake's reason."""
+    key = sha256_text(canonical_json([str(snakefile), _snakefile_stamp(snakefile), config]))
+    if use_cache and key in _cache:
+        return _cache[key]
+    with _lock:
+        dag = _build(snakefile, config)
+    if len(_cache) >= _CACHE_MAX:
+        _cache.pop(next(iter(_cache)))
+    _cache[key] = dag
+    return dag
+
+
+def _snakefile_stamp(snakefile: Path) -> list:
+    """Changes when any file of the workflow folder changes (Snakefile, included .smk, scripts)."""
+    stamp = []
+    for dirpath, dirnames, filenames in os.walk(snakefile.parent):
+        dirnames[:] = sorted(d for d in dirnames if d not in ("__pycache__", ".snakemake", "test", "examples"))
+        for name in sorted(filenames):
+            st = os.stat(os.path.join(dirpath, name))
+            stamp.append([os.path.join(dirpath, name), st.st_size, st.st_mtime_ns])
+    return stamp
+
+
+def _build(snakefile: Path, config: dict) -> Dag:
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import (
+        ConfigSettings, OutputSettings, Quietness, ResourceSettings, DAGSettings,
+    )
+
+    cwd = os.getcwd()
+    sink = io.StringIO()
+    with tempfile.TemporaryDirectory(prefix="snakegate-dag-") as workdir:
+        try:
+            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink), _quiet_logging():
+                with SnakemakeApi(OutputSettings(quiet={Quietness.ALL}, keep_logger=False)) as api:
+                    wapi = api.workflow(
+                        resource_settings=ResourceSettings(cores=1),
+                        config_settings=ConfigSettings(config=config),
+                        snakefile=Path(snakefile).resolve(),
+                        workdir=Path(workdir),
+                    )
+                    wapi.dag(DAGSettings(forceall=True))
+                    workflow = wapi._workflow
+                    workflow._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True)
+                    workflow._build_dag()
+                    return _extract(workflow)
+        except DagError:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - fail closed: any crash is a DAG error
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            line, file = _line_of(exc)
+            detail = _message(exc)
+            if isinstance(exc, SystemExit) or detail in ("", "1"):
+                detail = " ".join(sink.getvalue().split()[-60:]) or "Snakemake could not build the DAG"
+            raise DagError(detail, line=line, file=file) from None
+        finally:
+            os.chdir(cwd)
+
+
+@contextlib.contextmanager
+def _quiet_logging():
+    log = logging.getLogger("snakemake")
+    old_level, old_propagate = log.level, log.propagate
+    log.setLevel(logging.CRITICAL + 1)
+    log.propagate = False
+    try:
+        yield
+    finally:
+        log.setLevel(old_level)
+        log.propagate = old_propagate
+
+
+def _extract(workflow) -> Dag:
+    dag = workflow.dag
+    jobs = list(dag.jobs)
+    out: list[DagJob] = []
+    for job in sorted(jobs, key=lambda j: (j.rule.name, [str(f) for f in j.output])):
+        producers = {}
+        for dep, files in dag.dependencies[job].items():
+            for f in files:
+                producers[str(f)] = dep.rule.name
+        out.append(DagJob(
+            rule=job.rule.name,
+            input=[str(f) for f in job.input],
+            output=[str(f) for f in job.output],
+            named_input=_named(job.input),
+            named_output=_named(job.output),
+            params=_params(job.params),
+            log=[str(f) for f in job.log],
+            producers=producers,
+        ))
+    rules = {}
+    for rule in workflow.rules:
+        rules[rule.name] = {
+            "input": list(rule.input._names.keys()),
+            "output": list(rule.output._names.keys()),
+            "has_output": bool(rule.output),
+            "lineno": getattr(rule, "lineno", None),
+            "snakefile": str(getattr(rule, "snakefile", "") or ""),
+        }
+    return Dag(jobs=out, rules=rules)

@@ -1,0 +1,193 @@
+"""The gate: (registry, invocation, settings) -> GateResult. Nothing runs unless this says ok.
+
+Order of proof: the run config's shape, the workflow and version, the params
+against the contract (defaults filled first), then the data (artifact paths
+inside the data roots after resolving `..` and symlinks, cheap format checks,
+`x-column-of` against table headers), then Snakemake's DAG for the resolved
+params. The gate reads input files (headers, hashes) but never writes.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+from snakegate import artifacts, metaschemas
+from snakegate.contract import (
+    Node, did_you_mean, fill_defaults, format_path, is_builtin, iter_column_nodes, iter_nodes, schema_errors,
+)
+from snakegate.dag import DagError, build_dag
+from snakegate.hashing import canonical_json, sha256_file, sha256_text
+from snakegate.models import GateError, GateResult, Invocation
+from snakegate.registry import Registry, Workflow
+from snakegate.settings import Settings
+
+
+def _set(obj: Any, parts: tuple, value: Any) -> None:
+    for p in parts[:-1]:
+        obj = obj[p]
+    obj[parts[-1]] = value
+
+
+def _inside(path: Path, roots) -> bool:
+    return any(path == r or r in path.parents for r in roots)
+
+
+def _shape_errors(invocation: Any) -> list[GateError]:
+    if not isinstance(invocation, dict):
+        return [GateError(path="", code="invalid_yaml", message="the run config must be a mapping with `workflow` and `params`",
+                          hint="start from `snakegate init <workflow>`")]
+    errors = []
+    allowed = list(metaschemas.load("invocation.schema.json")["properties"])
+    for key in invocation:
+        if key not in allowed:
+            close = did_you_mean(str(key), allowed)
+            errors.append(GateError(path=str(key), code="unknown_param", message=f"`{key}` is not a run-config field",
+                                    hint=f"did you mean `{close}`?" if close else f"allowed: {', '.join(allowed)}",
+                                    choices=allowed))
+    if "workflow" not in invocation:
+        errors.append(GateError(path="workflow", code="required", message="`workflow` is required: which workflow to run",
+                                hint="add `workflow: <id>` (see `snakegate list`)"))
+    elif not isinstance(invocation["workflow"], str):
+        errors.append(GateError(path="workflow", code="type", message="`workflow` must be a workflow id string",
+                                hint="see `snakegate list`"))
+    if "params" in invocation and invocation["params"] is not None and not isinstance(invocation["params"], dict):
+        errors.append(GateError(path="params", code="type",
+                                message=f"`params` must be a mapping of parameter names to values (got {invocation['params']!r})",
+                                hint="write `params:` followed by indented `name: value` lines"))
+    for key in ("version", "run_id", "invocation_id"):
+        if key in invocation and not isinstance(invocation[key], str):
+            errors.append(GateError(path=key, code="type", message=f"`{key}` must be a string (got {invocation[key]!r})",
+                                    hint=f"quote the value, e.g. {key}: \"{invocation[key]}\""))
+    return errors
+
+
+def _resolve_artifacts(wf: Workflow, params: dict, settings: Settings, errors: list[GateError]):
+    """Check every x-artifact value; return {path-parts: resolved Path} for the good ones."""
+    failed = {e.path for e in errors}
+    roots = [r.resolve() for r in settings.data_roots]
+    good: dict[tuple, Path] = {}
+    for node in iter_nodes(wf.schema, params):
+        type_name = node.schema.get("x-artifact")
+        if not type_name or node.is_key or not isinstance(node.value, str) or is_builtin(node):
+            continue
+        if node.path in failed:
+            continue
+        raw = Path(node.value).expanduser()
+        resolved = (raw if raw.is_absolute() else settings.registry_root / raw).resolve()
+        roots_text = ", ".join(str(r) for r in roots) or "(none configured)"
+        if not _inside(resolved, roots):
+            errors.append(GateError(
+                path=node.path, code="path_outside_roots",
+                message=f"`{node.path}` = `{node.value}` resolves to {resolved}, outside the allowed data roots ({roots_text})",
+                hint="copy the file into a data root, or add its folder to data_roots in snakegate.toml"))
+            continue
+        if not resolved.is_file():
+            what = "is a folder, not a file" if resolved.is_dir() else "does not exist"
+            errors.append(GateError(path=node.path, code="not_found",
+                                    message=f"`{node.path}` = `{node.value}`: {resolved} {what}",
+                                    hint="check the spelling; paths are relative to the registry root " f"({settings.registry_root})"))
+            continue
+        problem = artifacts.check(resolved, type_name)
+        if problem:
+            errors.append(GateError(path=node.path, code="format", message=f"`{node.path}` = `{node.value}` {problem}",
+                                    hint=f"point `{node.path}` at a {type_name} file"))
+            continue
+        good[node.parts] = resolved
+    return good
+
+
+def _column_errors(wf: Workflow, params: dict, good: dict[tuple, Path], errors: list[GateError]) -> None:
+    headers: dict[str, list[str] | None] = {}
+    top = wf.schema.get("properties") or {}
+    for node, ref in iter_column_nodes(wf.schema, params):
+        table = good.get((ref,))
+        if table is None:
+            continue  # the table param itself failed, is a builtin, or is absent: nothing to compare against
+        if ref not in headers:
+            headers[ref] = artifacts.table_header(table, artifacts.delimiter(top[ref]["x-artifact"]))
+        header = headers[ref] or []
+        if node.value not in header:
+            close = did_you_mean(node.value, header)
+            what = "key" if node.is_key else "value"
+            errors.append(GateError(
+                path=node.path, code="column_missing",
+                message=f"`{node.path}` {what} `{node.value}` is not a column of {params[ref]} "
+                        f"(columns: {', '.join(header)})",
+                hint=f"did you mean `{close}`?" if close else "use one of the table's columns", choices=header))
+
+
+def _portable(path: Path, root: Path) -> str:
+    """Registry-relative when inside the registry, so the id survives moving the checkout."""
+    try:
+        return path.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: bool = True) -> GateResult:
+    """Prove an invocation complete and runnable, or say precisely why not."""
+    errors = _shape_errors(invocation)
+    if errors:
+        return GateResult(ok=False, workflow=invocation.get("workflow") if isinstance(invocation, dict) and
+                          isinstance(invocation.get("workflow"), str) else None, errors=errors)
+    wf_id = invocation["workflow"]
+    wf = registry.get(wf_id)
+    if wf is None:
+        if wf_id in registry.broken:
+            return GateResult(ok=False, workflow=wf_id, errors=[GateError(
+                path="workflow", code="unknown_workflow",
+                message=f"workflow `{wf_id}` cannot be loaded: {registry.broken[wf_id]}", hint="fix its workflow.yaml")])
+        close = did_you_mean(wf_id, registry.ids())
+        return GateResult(ok=False, workflow=wf_id, errors=[GateError(
+            path="workflow", code="unknown_workflow", message=f"no workflow `{wf_id}` in the registry at {registry.root}",
+            hint=f"did you mean `{close}`?" if close else f"available: {', '.join(registry.ids())}",
+            choices=registry.ids())])
+    version = invocation.get("version")
+    if version is not None and version != wf.manifest.version:
+        return GateResult(ok=False, workflow=wf_id, errors=[GateError(
+            path="version", code="version_mismatch",
+            message=f"`version` is {version} but the registry has {wf_id} {wf.manifest.version}",
+            hint=f"set `version: {wf.manifest.version}` or remove `version` to use the registry's")])
+
+    params = fill_defaults(wf.schema, invocation.get("params") or {})
+    errors = schema_errors(wf.schema, params)
+    good = _resolve_artifacts(wf, params, settings, errors)
+    _column_errors(wf, params, good, errors)
+    if errors:
+        return GateResult(ok=False, workflow=wf_id, errors=errors)
+
+    absolute = copy.deepcopy(params)
+    portable = copy.deepcopy(params)
+    inputs = {}
+    for parts, path in good.items():
+        _set(absolute, parts, str(path))
+        _set(portable, parts, _portable(path, settings.registry_root))
+        inputs[format_path(("params",) + parts)] = sha256_file(path)
+
+    if check_dag:
+        try:
+            build_dag(wf.snakefile, absolute)
+        except DagError as exc:
+            return GateResult(ok=False, workflow=wf_id, errors=[GateError(
+                path="params", code="dag", message=f"Snakemake cannot build the jobs for these params: {exc.message}",
+                hint="the params pass the contract but the workflow rejects them; see the workflow's SKILL.md")])
+
+    canonical = Invocation(workflow=wf_id, version=wf.manifest.version, workflow_hash=wf.content_hash(),
+                           params=portable, inputs=dict(sorted(inputs.items())))
+    invocation_id = invocation_id_of(canonical)
+    claimed = invocation.get("invocation_id")
+    if claimed is not None and claimed != invocation_id:
+        return GateResult(ok=False, workflow=wf_id, errors=[GateError(
+            path="invocation_id", code="invocation_mismatch",
+            message=(f"this config was approved as invocation {claimed[:12]}… but now gates as {invocation_id[:12]}…: "
+                     f"the workflow folder (content hash {canonical.workflow_hash[:12]}…), an input file or a "
+                     "parameter changed since it was written"),
+            hint="restore the original files, or remove `invocation_id` and have the new invocation approved")])
+    return GateResult(ok=True, workflow=wf_id, invocation_id=invocation_id, invocation=canonical,
+                      resolved_params=absolute)
+
+
+def invocation_id_of(invocation: Invocation) -> str:
+    return sha256_text(canonical_json(invocation.model_dump()))

@@ -1,0 +1,94 @@
+"""Typed records shared by the core: the workflow manifest, gate errors, the canonical invocation."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ErrorCode = Literal[
+    "unknown_workflow", "version_mismatch", "invalid_yaml", "required", "type", "range", "enum",
+    "pattern", "unknown_param", "path_outside_roots", "not_found", "format", "column_missing", "dag",
+    "invocation_mismatch",
+]
+
+
+class Maintainer(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    github: str | None = None
+    email: str | None = None
+
+
+class RuleIO(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    input: dict[str, str] = Field(default_factory=dict)
+    output: dict[str, str] = Field(default_factory=dict)
+
+
+class DeclaredOutput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    path: str
+    type: str
+    description: str
+
+
+class TestSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    float_tolerance: dict[str, float] = Field(default_factory=dict)
+
+
+class Manifest(BaseModel):
+    """workflows/<id>/workflow.yaml, after it passed schemas/workflow.schema.json."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    version: str
+    title: str
+    description: str
+    tags: list[str] = Field(default_factory=list)
+    maintainers: list[Maintainer]
+    trust: Literal["curated", "community"]
+    tools: list[str] = Field(default_factory=list)
+    rules: dict[str, RuleIO] = Field(default_factory=dict)
+    outputs: dict[str, DeclaredOutput]
+    test: TestSettings = Field(default_factory=TestSettings)
+
+
+class GateError(BaseModel):
+    """One reason an invocation is refused: where, what kind, a sentence, and how to fix it."""
+
+    path: str
+    code: ErrorCode
+    message: str
+    hint: str | None = None
+    choices: list[Any] | None = None
+
+
+class Invocation(BaseModel):
+    """The canonical invocation; its sha256 over canonical JSON is the invocation id."""
+
+    workflow: str
+    version: str
+    workflow_hash: str
+    params: dict[str, Any]
+    inputs: dict[str, str]  # param path -> sha256 of the input artifact
+
+
+class GateResult(BaseModel):
+    ok: bool
+    workflow: str | None = None
+    invocation_id: str | None = None
+    invocation: Invocation | None = None
+    errors: list[GateError] = Field(default_factory=list)
+    # params with artifact paths made absolute: what Snakemake is handed
+    resolved_params: dict[str, Any] | None = None
+
+    def summary_json(self) -> dict:
+        """The `validate --json` shape."""
+        return {
+            "ok": self.ok,
+            "invocation_id": self.invocation_id,
+            "workflow": self.workflow,
+            "errors": [{"path": e.path, "code": e.code, "message": e.message, "hint": e.hint} for e in self.errors],
+        }
