@@ -36,8 +36,11 @@ def _text_head(path: Path) -> str | None:
 
 
 def table_header(path: Path, delimiter: str) -> list[str] | None:
-    """The header row of a delimited table, or None when the file is not such a table."""
-    text = _text_head(path)
+    """The header row of a delimited table, or None when the file is not such a table (or unreadable)."""
+    try:
+        text = _text_head(path)
+    except OSError:
+        return None
     if text is None:
         return None
     lines = text.splitlines()
@@ -58,6 +61,13 @@ def table_header(path: Path, delimiter: str) -> list[str] | None:
 
 def check(path: Path, type_name: str) -> str | None:
     """None when `path` passes the cheap check of `type_name`, else what is wrong."""
+    try:
+        return _check(path, type_name)
+    except OSError as exc:  # unreadable (permissions, I/O error): a refusal, never a crash
+        return f"cannot be read ({exc.strerror or exc})"
+
+
+def _check(path: Path, type_name: str) -> str | None:
     spec = artifact_types().get(type_name)
     if spec is None:
         return f"unknown artifact type {type_name!r}"

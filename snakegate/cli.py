@@ -80,7 +80,13 @@ def _command_modules():
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        if getattr(args, "passes_to_snakemake", False):
+            print(f"snakegate {args.command}: {' '.join(extra)} is not passed to Snakemake; only --cores, --executor, "
+                  "--jobs and --profile are (anything else could bypass what the gate approved)", file=sys.stderr)
+            return ExitCode.USAGE
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if not getattr(args, "handler", None):
         parser.print_help()
         return ExitCode.USAGE

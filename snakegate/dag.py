@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from snakegate.hashing import canonical_json, sha256_text
+from snakegate.provenance.hashing import canonical_json, sha256_text
 
 # Snakemake's API changes the working directory and keeps global logger state:
 # one build at a time per process.

@@ -10,6 +10,9 @@ params. The gate reads input files (headers, hashes) but never writes.
 from __future__ import annotations
 
 import copy
+import math
+import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +21,7 @@ from snakegate.contract import (
     Node, did_you_mean, fill_defaults, format_path, is_builtin, iter_column_nodes, iter_nodes, schema_errors,
 )
 from snakegate.dag import DagError, build_dag
-from snakegate.hashing import canonical_json, sha256_file, sha256_text
+from snakegate.provenance.hashing import canonical_json, sha256_file, sha256_text
 from snakegate.models import GateError, GateResult, Invocation
 from snakegate.registry import Registry, Workflow
 from snakegate.settings import Settings
@@ -56,11 +59,42 @@ def _shape_errors(invocation: Any) -> list[GateError]:
         errors.append(GateError(path="params", code="type",
                                 message=f"`params` must be a mapping of parameter names to values (got {invocation['params']!r})",
                                 hint="write `params:` followed by indented `name: value` lines"))
+    properties = metaschemas.load("invocation.schema.json")["properties"]
     for key in ("version", "run_id", "invocation_id"):
-        if key in invocation and not isinstance(invocation[key], str):
-            errors.append(GateError(path=key, code="type", message=f"`{key}` must be a string (got {invocation[key]!r})",
-                                    hint=f"quote the value, e.g. {key}: \"{invocation[key]}\""))
+        if key not in invocation:
+            continue
+        value = invocation[key]
+        if not isinstance(value, str):
+            errors.append(GateError(path=key, code="type", message=f"`{key}` must be a string (got {value!r})",
+                                    hint=f"quote the value, e.g. {key}: \"{value}\""))
+            continue
+        # run_id names a folder under runs/: `../x` or `a/b` must never get that far
+        pattern = properties[key].get("pattern")
+        if (pattern and not re.search(pattern, value)) or (key == "run_id" and set(value) <= {"."}):
+            errors.append(GateError(path=key, code="pattern",
+                                    message=f"`{key}` must match {pattern}"
+                                            + (" and be more than dots" if key == "run_id" else "") + f" (got {value!r})",
+                                    hint=(f"remove `{key}`; snakegate writes it" if key != "version"
+                                          else "use the version `snakegate show` prints")))
     return errors
+
+
+def _non_json_errors(value: Any, parts: tuple = ("params",)) -> list[GateError]:
+    """Values the canonical invocation cannot hold: NaN/infinity (`.nan`, `.inf` in YAML), dates,
+    binary blobs. JSON Schema lets NaN through every bound, so this is proved separately."""
+    if isinstance(value, dict):
+        return [e for k, v in value.items() for e in _non_json_errors(v, parts + (k,))]
+    if isinstance(value, list):
+        return [e for i, v in enumerate(value) for e in _non_json_errors(v, parts + (i,))]
+    path = format_path(parts)
+    if isinstance(value, float) and not math.isfinite(value):
+        return [GateError(path=path, code="range", message=f"`{path}` must be a finite number (got {value})",
+                          hint="write a finite number")]
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return []
+    return [GateError(path=path, code="type",
+                      message=f"`{path}` holds a {type(value).__name__} ({value!r}), which a run config cannot carry",
+                      hint="quote the value to make it a string, or write a number, true/false or a list")]
 
 
 def _resolve_artifacts(wf: Workflow, params: dict, settings: Settings, errors: list[GateError]):
@@ -74,17 +108,26 @@ def _resolve_artifacts(wf: Workflow, params: dict, settings: Settings, errors: l
             continue
         if node.path in failed:
             continue
-        raw = Path(node.value).expanduser()
-        resolved = (raw if raw.is_absolute() else settings.registry_root / raw).resolve()
         roots_text = ", ".join(str(r) for r in roots) or "(none configured)"
+        try:
+            raw = Path(node.value).expanduser()
+            resolved = (raw if raw.is_absolute() else settings.registry_root / raw).resolve()
+            is_file, is_dir = resolved.is_file(), resolved.is_dir()
+        except (OSError, RuntimeError, ValueError) as exc:  # symlink loop, name too long, NUL byte, no $HOME
+            reason = "a symlink loop" if isinstance(exc, RuntimeError) else (getattr(exc, "strerror", None) or str(exc))
+            errors.append(GateError(path=node.path, code="not_found",
+                                    message=f"`{node.path}` = `{node.value}` cannot be resolved to a file ({reason})",
+                                    hint="give the path of an existing file inside a data root"))
+            continue
         if not _inside(resolved, roots):
             errors.append(GateError(
                 path=node.path, code="path_outside_roots",
                 message=f"`{node.path}` = `{node.value}` resolves to {resolved}, outside the allowed data roots ({roots_text})",
                 hint="copy the file into a data root, or add its folder to data_roots in snakegate.toml"))
             continue
-        if not resolved.is_file():
-            what = "is a folder, not a file" if resolved.is_dir() else "does not exist"
+        if not is_file:
+            what = ("is a folder, not a file" if is_dir else
+                    "is not a regular file" if os.path.lexists(resolved) else "does not exist")
             errors.append(GateError(path=node.path, code="not_found",
                                     message=f"`{node.path}` = `{node.value}`: {resolved} {what}",
                                     hint="check the spelling; paths are relative to the registry root " f"({settings.registry_root})"))
@@ -153,6 +196,8 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
 
     params = fill_defaults(wf.schema, invocation.get("params") or {})
     errors = schema_errors(wf.schema, params)
+    flagged = {e.path for e in errors}
+    errors.extend(e for e in _non_json_errors(params) if e.path not in flagged)
     good = _resolve_artifacts(wf, params, settings, errors)
     _column_errors(wf, params, good, errors)
     if errors:
@@ -164,7 +209,13 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
     for parts, path in good.items():
         _set(absolute, parts, str(path))
         _set(portable, parts, _portable(path, settings.registry_root))
-        inputs[format_path(("params",) + parts)] = sha256_file(path)
+        try:
+            inputs[format_path(("params",) + parts)] = sha256_file(path)
+        except OSError as exc:  # removed or made unreadable since it was checked: refuse, never crash
+            where = format_path(("params",) + parts)
+            return GateResult(ok=False, workflow=wf_id, errors=[GateError(
+                path=where, code="not_found", message=f"`{where}`: {path} cannot be read ({exc.strerror or exc})",
+                hint="check that the file exists and is readable")])
 
     if check_dag:
         try:

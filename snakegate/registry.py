@@ -17,7 +17,7 @@ from ruamel.yaml import YAML, YAMLError
 
 from snakegate import metaschemas
 from snakegate.errors import UserError
-from snakegate.hashing import folder_hash
+from snakegate.provenance.hashing import folder_hash
 from snakegate.models import Manifest
 
 

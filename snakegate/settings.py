@@ -71,9 +71,11 @@ def load_settings(registry_root: Path) -> Settings:
             raise UserError(f"{settings_path} is not valid TOML ({exc}); fix the file or remove it to use the defaults")
     paths = data.get("paths", {}) if isinstance(data.get("paths", {}), dict) else {}
     roots = paths.get("data_roots", ["data"])
-    if isinstance(roots, str) or not all(isinstance(r, str) for r in roots):
+    if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
         raise UserError(f"{settings_path}: paths.data_roots must be a list of folder names, got {roots!r}")
     runs = paths.get("runs", "runs")
+    if not isinstance(runs, str):
+        raise UserError(f"{settings_path}: paths.runs must be a folder name, got {runs!r}")
     if env_roots := os.environ.get("SNAKEGATE_DATA_ROOTS"):
         roots = [r for r in env_roots.split(os.pathsep) if r]
     runs = os.environ.get("SNAKEGATE_RUNS", runs)

@@ -1,0 +1,45 @@
+# snakegate top-level Snakefile: the plain-snakemake entry to the registry.
+#
+#   snakemake --configfile runs/<run_id>/config.yaml --cores 2          # laptop
+#   snakemake --configfile run.yaml --executor slurm --jobs 50          # cluster
+#
+# Order matters: the run config is gated at parse time, before any DAG or job
+# exists; only then is the workflow included as a module with its outputs under
+# runs/<run_id>/, and the handlers keep run.json and the PROV record current.
+
+from snakegate.entry import GateRefused, prepare
+
+try:
+    snakegate_run = prepare(config, workflow.basedir)
+except GateRefused as refusal:
+    raise WorkflowError(str(refusal)) from None
+
+
+rule snakegate_all:
+    default_target: True
+    input:
+        snakegate_run.targets
+
+
+module snakegate_workflow:
+    snakefile:
+        snakegate_run.snakefile
+    config:
+        snakegate_run.params
+    prefix:
+        snakegate_run.prefix
+
+
+use rule * from snakegate_workflow as wf_*
+
+
+onstart:
+    snakegate_run.on_start(log)
+
+
+onsuccess:
+    snakegate_run.on_success(log)
+
+
+onerror:
+    snakegate_run.on_error(log)

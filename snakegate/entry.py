@@ -1,0 +1,177 @@
+"""Glue for the top-level Snakefile: gate the run config, place outputs under runs/<run_id>/,
+and keep run.json and the provenance current from Snakemake's onstart/onsuccess/onerror.
+
+This is what makes plain `snakemake --configfile run.yaml` as strict as
+`snakegate run`: the Snakefile calls `prepare()` at parse time, before any DAG
+or job exists, and a refused config stops Snakemake with the gate's messages.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from snakegate.gate import gate
+from snakegate.models import GateResult
+from snakegate.provenance import runstore
+from snakegate.registry import Registry, Workflow
+from snakegate.settings import Settings, load_settings
+
+MODULE_PREFIX = "wf_"  # rules of the included workflow are renamed wf_<rule>
+
+
+class GateRefused(Exception):
+    """Raised at Snakefile parse time; Snakemake prints it and exits non-zero before any job."""
+
+
+def refusal_text(result: GateResult) -> str:
+    lines = [f"snakegate gate refused this run config ({len(result.errors)} problem(s)); no job was started:"]
+    for err in result.errors:
+        lines.append(f"  - {err.path or '(config)'} [{err.code}]: {err.message}")
+        if err.hint:
+            lines.append(f"      fix: {err.hint}")
+    return "\n".join(lines)
+
+
+def explicit_config(result: GateResult, run_id: str) -> dict:
+    """runs/<run_id>/config.yaml: every param resolved, absolute input paths, the ids that pin it."""
+    return {
+        "workflow": result.workflow,
+        "version": result.invocation.version,
+        "invocation_id": result.invocation_id,
+        "run_id": run_id,
+        "params": result.resolved_params,
+    }
+
+
+def invocation_record(result: GateResult) -> dict:
+    return {"invocation_id": result.invocation_id, "invocation": result.invocation.model_dump(),
+            "gate": {"ok": True, "errors": []}}
+
+
+@dataclass
+class RunContext:
+    settings: Settings
+    workflow: Workflow
+    result: GateResult
+    run_id: str
+    run_dir: Path
+    prefix: str
+    source: str
+    _lock: runstore.RunLock | None = field(default=None, repr=False)
+
+    @property
+    def snakefile(self) -> str:
+        return str(self.workflow.snakefile)
+
+    @property
+    def params(self) -> dict:
+        return self.result.resolved_params
+
+    @property
+    def targets(self) -> list[str]:
+        return [f"{self.prefix}/{out.path}" for out in self.workflow.manifest.outputs.values()]
+
+    # ---- Snakemake handlers -------------------------------------------------------------
+    def on_start(self, log=None) -> None:
+        if os.environ.get(runstore.LOCK_HELD_ENV) != self.run_id:
+            try:
+                self._lock = runstore.RunLock(self.run_dir).acquire()
+            except runstore.RunBusy as exc:
+                raise GateRefused(f"{exc}; wait for it to finish or cancel it") from None
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        config_path = self.run_dir / runstore.CONFIG_YAML
+        if not config_path.exists():
+            from snakegate.runconfig import dump_yaml
+            runstore.write_text_atomic(config_path, dump_yaml(explicit_config(self.result, self.run_id)))
+        runstore.write_json_atomic(self.run_dir / runstore.INVOCATION_JSON, invocation_record(self.result))
+        record = runstore.read_run(self.run_dir)
+        runstore.update_run(
+            self.run_dir, run_id=self.run_id, workflow=self.result.workflow, version=self.result.invocation.version,
+            invocation_id=self.result.invocation_id, status="running", stage="jobs-running",
+            started=record.get("started") or runstore.utc_now(), source=record.get("source", self.source),
+            outputs=self._outputs(),
+        )
+
+    def on_success(self, log=None) -> None:
+        self._finish("succeeded", log)
+
+    def on_error(self, log=None) -> None:
+        self._finish("failed", log)
+
+    def _finish(self, status: str, log) -> None:
+        from snakegate.provenance import snakemakelog
+
+        log_path = _first(log)
+        if log_path and Path(log_path).is_file():
+            shutil.copyfile(log_path, self.run_dir / runstore.SNAKEMAKE_LOG)
+        fields = {"status": status, "stage": "finished", "ended": runstore.utc_now(), "outputs": self._outputs()}
+        if status == "failed":
+            failed = snakemakelog.read_failed_jobs(log_path)
+            if failed:
+                job = failed[0]
+                fields["failed_rule"] = strip_prefix(job.rule)
+                fields["failed_log"] = job.log
+                fields["error"] = job.error or job.message
+        record = runstore.update_run(self.run_dir, **fields)
+        record_provenance(self, log_path, record["status"])
+        if self._lock is not None:
+            self._lock.release()
+
+    def _outputs(self) -> list[dict]:
+        return [{"name": name, "path": f"{self.prefix}/{out.path}", "type": out.type,
+                 "exists": (self.run_dir / out.path).is_file()}
+                for name, out in self.workflow.manifest.outputs.items()]
+
+
+def record_provenance(ctx: RunContext, snakemake_log: str | None, status: str) -> None:
+    """Write prov.json/.provn/.ttl for the run; a failure here is reported, never hides the run's status."""
+    try:
+        from snakegate.provenance import capture
+    except ImportError:
+        return
+    try:
+        capture.capture(
+            run_dir=ctx.run_dir, registry_root=ctx.settings.registry_root, workdir=Path.cwd(),
+            manifest=ctx.workflow.manifest.model_dump(), schema=ctx.workflow.schema,
+            workflow_folder=ctx.workflow.folder, snakemake_log=snakemake_log, status=status,
+            rule_prefix=MODULE_PREFIX,
+        )
+    except Exception as exc:  # noqa: BLE001 - provenance must not turn a finished run into a crash
+        runstore.update_run(ctx.run_dir, provenance_error=f"{type(exc).__name__}: {exc}")
+
+
+def _first(log):
+    if isinstance(log, (list, tuple)):
+        return str(log[0]) if log else None
+    return str(log) if log else None
+
+
+def strip_prefix(rule: str) -> str:
+    return rule[len(MODULE_PREFIX):] if rule.startswith(MODULE_PREFIX) else rule
+
+
+def _relative_to_cwd(path: Path) -> str:
+    rel = os.path.relpath(path, Path.cwd())
+    return path.as_posix() if rel.startswith("..") else Path(rel).as_posix()
+
+
+def prepare(config: dict, registry_root: str | os.PathLike) -> RunContext:
+    """Gate `config` (as Snakemake loaded it) for the registry at `registry_root`; refuse or return the context."""
+    root = Path(registry_root).resolve()
+    if not config:
+        raise GateRefused("no run config: pass one with `snakemake --configfile <run.yaml>` "
+                          "(write one with `snakegate init <workflow>`)")
+    settings = load_settings(root)
+    registry = Registry.load(root)
+    # The DAG is Snakemake's own job right after this; everything else is the same gate as `snakegate run`.
+    result = gate(registry, dict(config), settings, check_dag=False)
+    if not result.ok:
+        raise GateRefused(refusal_text(result))
+    run_id = config.get("run_id") or f"plain-{result.invocation_id[:12]}"
+    run_dir = settings.runs_dir / run_id
+    source = "snakegate run" if os.environ.get(runstore.LOCK_HELD_ENV) == run_id else "snakemake"
+    return RunContext(settings=settings, workflow=registry.get(result.workflow), result=result, run_id=run_id,
+                      run_dir=run_dir, prefix=_relative_to_cwd(run_dir), source=source)

@@ -1,0 +1,253 @@
+"""Hand a gated invocation to Snakemake: make the run folder, run the top-level Snakefile, follow it.
+
+`execute()` gates, writes runs/<run_id>/config.yaml (fully explicit) and
+run.json, starts `python -m snakemake` on the registry's top-level Snakefile
+(which gates again and records provenance), streams progress, and finalises
+run.json: status, timings, exit code, the failing rule and its log, partial
+outputs. SIGINT/SIGTERM are passed to Snakemake so it stops its jobs cleanly;
+the run is then marked cancelled.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from snakegate.entry import explicit_config, invocation_record, strip_prefix, MODULE_PREFIX
+from snakegate.errors import ExitCode, UserError
+from snakegate.gate import gate
+from snakegate.models import GateResult
+from snakegate.provenance import runstore, snakemakelog
+from snakegate.registry import Registry
+from snakegate.runconfig import dump_yaml
+from snakegate.settings import Settings
+
+
+@dataclass
+class RunOptions:
+    """The Snakemake options snakegate passes through; nothing else reaches Snakemake."""
+
+    cores: int = 1
+    executor: str | None = None
+    jobs: int | None = None
+    profile: str | None = None
+    forcerun: list[str] = field(default_factory=list)  # rule names of the workflow (no module prefix)
+    seed_from: Path | None = None  # a parent run whose outputs are copied in first (fork)
+
+    def snakemake_args(self) -> list[str]:
+        args = ["--cores", str(self.cores)]
+        if self.executor:
+            args += ["--executor", self.executor]
+        if self.jobs:
+            args += ["--jobs", str(self.jobs)]
+        if self.profile:
+            args += ["--profile", self.profile]
+        if self.forcerun:
+            args += ["--forcerun", *[MODULE_PREFIX + r for r in self.forcerun]]
+            # copied outputs carry no Snakemake metadata; decide by mtime plus the rules forced above
+            args += ["--rerun-triggers", "mtime"]
+        return args
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    run_dir: Path
+    status: str
+    exit_code: int
+    record: dict
+    gate: GateResult
+
+
+class Progress:
+    """Reads Snakemake's stderr line by line and keeps done/total and the current rule."""
+
+    def __init__(self, on_update: Callable[[dict], None] | None = None):
+        self.done = 0
+        self.total = None
+        self.rule = None
+        self.executed: list[str] = []
+        self.on_update = on_update
+
+    def feed(self, line: str) -> None:
+        text = line.strip()
+        if m := snakemakelog.PROGRESS.match(text):
+            self.done, self.total = int(m.group(1)), int(m.group(2))
+        elif m := snakemakelog.RULE_START.match(text):
+            self.rule = strip_prefix(m.group(1))
+            if m.group(1) != "snakegate_all":
+                self.executed.append(self.rule)
+        else:
+            return
+        if self.on_update:
+            self.on_update({"done": self.done, "total": self.total, "rule": self.rule})
+
+
+def _unique_run_dir(settings: Settings, invocation_id: str) -> tuple[str, Path]:
+    base = runstore.new_run_id(invocation_id)
+    run_id, n = base, 1
+    while (settings.runs_dir / run_id).exists():
+        n += 1
+        run_id = f"{base}.{n}"
+    return run_id, settings.runs_dir / run_id
+
+
+def _seed(parent: Path, run_dir: Path) -> None:
+    """Copy a parent run's outputs and logs (with their mtimes) so unaffected jobs are not re-run."""
+    for sub in ("results", "logs"):
+        src = parent / sub
+        if src.is_dir():
+            shutil.copytree(src, run_dir / sub, copy_function=shutil.copy2, dirs_exist_ok=True)
+
+
+def execute(registry: Registry, settings: Settings, invocation: dict, options: RunOptions,
+            on_progress: Callable[[dict], None] | None = None, echo: Callable[[str], None] | None = None,
+            extra_record: dict | None = None) -> RunOutcome:
+    """Gate, then run. Raises UserError when the gate refuses (nothing is created then)."""
+    result = gate(registry, invocation, settings)
+    if not result.ok:
+        raise GateRejected(result)
+    settings.runs_dir.mkdir(parents=True, exist_ok=True)
+    run_id, run_dir = _unique_run_dir(settings, result.invocation_id)
+    lock = runstore.RunLock(run_dir).acquire()
+    try:
+        return _run(registry, settings, result, run_id, run_dir, options, on_progress, echo, extra_record or {})
+    finally:
+        lock.release()
+
+
+class GateRejected(UserError):
+    def __init__(self, result: GateResult):
+        super().__init__("the gate refused the run config", ExitCode.INVALID)
+        self.result = result
+
+
+def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo, extra_record) -> RunOutcome:
+    wf = registry.get(result.workflow)
+    runstore.write_text_atomic(run_dir / runstore.CONFIG_YAML, dump_yaml(explicit_config(result, run_id)))
+    runstore.write_json_atomic(run_dir / runstore.INVOCATION_JSON, invocation_record(result))
+    runstore.update_run(run_dir, run_id=run_id, workflow=result.workflow, version=result.invocation.version,
+                        invocation_id=result.invocation_id, status="running", stage="gated",
+                        started=runstore.utc_now(), source="snakegate run",
+                        options={"cores": options.cores, "executor": options.executor, "jobs": options.jobs,
+                                 "profile": options.profile},
+                        **extra_record)
+    if options.seed_from is not None:
+        _seed(options.seed_from, run_dir)
+
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(settings.registry_root / "Snakefile"),
+           "--configfile", str(run_dir / runstore.CONFIG_YAML), "--directory", str(settings.registry_root),
+           *options.snakemake_args()]
+    env = dict(os.environ, **{runstore.LOCK_HELD_ENV: run_id})
+    progress = Progress(on_progress)
+    log_lines: list[str] = []
+    cancelled = {"signal": None}
+
+    proc = subprocess.Popen(cmd, cwd=settings.registry_root, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, bufsize=1, start_new_session=True)
+    runstore.update_run(run_dir, stage="snakemake-started", snakemake_pid=proc.pid)
+
+    def forward(signum, _frame):
+        # Snakemake stops its running jobs on SIGINT; a second signal is passed on as it comes.
+        cancelled["signal"] = signal.Signals(signum).name
+        try:
+            os.killpg(proc.pid, signal.SIGINT if signum == signal.SIGTERM and cancelled.get("n", 0) == 0 else signum)
+        except ProcessLookupError:
+            pass
+        cancelled["n"] = cancelled.get("n", 0) + 1
+
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    in_main_thread = _in_main_thread()
+    if in_main_thread:
+        for s in previous:
+            signal.signal(s, forward)
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            log_lines.append(line)
+            progress.feed(line)
+            if echo:
+                echo(line)
+        exit_code = proc.wait()
+    finally:
+        if in_main_thread:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+    (run_dir / runstore.SNAKEMAKE_LOG).exists() or (run_dir / runstore.SNAKEMAKE_LOG).write_text(
+        "".join(log_lines), encoding="utf-8")
+    return _finalise(wf, settings, run_id, run_dir, result, exit_code, cancelled["signal"], progress,
+                     "".join(log_lines))
+
+
+def _display(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _in_main_thread() -> bool:
+    import threading
+    return threading.current_thread() is threading.main_thread()
+
+
+def cancel(run_dir: Path) -> None:
+    """Ask a running `snakegate run` to stop (as Ctrl-C would): used by the chat's cancel button."""
+    record = runstore.read_run(run_dir)
+    pid = record.get("snakemake_pid")
+    if pid:
+        try:
+            os.killpg(int(pid), signal.SIGINT)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, progress, log_text) -> RunOutcome:
+    record = runstore.read_run(run_dir)
+    outputs = [{"name": name, "path": _display(run_dir / out.path, settings.registry_root), "type": out.type,
+                "exists": (run_dir / out.path).is_file()} for name, out in wf.manifest.outputs.items()]
+    if signal_name:
+        status = "cancelled"
+    elif exit_code == 0:
+        status = "succeeded"
+    else:
+        status = "failed"
+    fields = {"status": status, "stage": "finished", "exit_code": exit_code, "ended": runstore.utc_now(),
+              "outputs": outputs, "progress": {"done": progress.done, "total": progress.total},
+              "jobs_executed": progress.executed}
+    fields["duration_s"] = runstore.duration_s({"started": record.get("started"), "ended": fields["ended"]})
+    if status != "succeeded":
+        fields["partial_outputs"] = sorted(
+            p.relative_to(run_dir).as_posix() for sub in ("results",) if (run_dir / sub).is_dir()
+            for p in (run_dir / sub).rglob("*") if p.is_file())
+    if status == "failed":
+        failed = snakemakelog.failed_jobs(log_text)
+        if failed:
+            fields["failed_rule"] = strip_prefix(failed[0].rule)
+            fields["failed_log"] = failed[0].log
+            fields["error"] = record.get("error") or failed[0].error or failed[0].message
+        elif "failed_rule" not in record:
+            tail = [l for l in log_text.splitlines() if l.strip()][-8:]
+            fields["error"] = " | ".join(tail)
+    if status == "cancelled":
+        fields["cancelled_by"] = signal_name
+    record = runstore.update_run(run_dir, **fields)
+    if status == "cancelled" or not (run_dir / "prov.json").exists():
+        # Snakemake's handlers did not run or ran before the cancel: record what exists now
+        _record_provenance_after(wf, settings, run_dir, result, status)
+    return RunOutcome(run_id=run_id, run_dir=run_dir, status=status, exit_code=exit_code, record=record, gate=result)
+
+
+def _record_provenance_after(wf, settings, run_dir, result, status) -> None:
+    from snakegate.entry import RunContext, record_provenance, _relative_to_cwd
+
+    ctx = RunContext(settings=settings, workflow=wf, result=result, run_id=run_dir.name, run_dir=run_dir,
+                     prefix=_relative_to_cwd(run_dir), source="snakegate run")
+    log = run_dir / runstore.SNAKEMAKE_LOG
+    record_provenance(ctx, str(log) if log.exists() else None, status)
