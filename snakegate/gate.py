@@ -108,6 +108,15 @@ def _resolve_artifacts(wf: Workflow, params: dict, settings: Settings, errors: l
             continue
         if node.path in failed:
             continue
+        builtins = node.schema.get("x-builtins") or []
+        if builtins and node.value.startswith("builtin:"):
+            close = did_you_mean(node.value, builtins)
+            errors.append(GateError(path=node.path, code="enum",
+                                    message=f"`{node.path}` names an unknown built-in dataset `{node.value}` "
+                                            f"(built-ins: {', '.join(builtins)})",
+                                    hint=f"did you mean `{close}`?" if close else "use a built-in or a file path",
+                                    choices=builtins))
+            continue
         roots_text = ", ".join(str(r) for r in roots) or "(none configured)"
         try:
             raw = Path(node.value).expanduser()

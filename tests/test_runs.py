@@ -1,0 +1,286 @@
+"""Runs: `snakegate run`, plain `snakemake` on the top-level Snakefile, the run store, failure and cancel.
+
+Every test works in a throw-away copy of the registry and drives the real
+CLI and the real Snakemake as subprocesses, as a user would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+REPO = Path(__file__).resolve().parents[1]
+
+FAILING_WORKFLOW = {
+    "workflow.yaml": """\
+        id: fails-on-purpose
+        version: 0.1.0
+        title: Fails on purpose
+        description: Copies a table, then a second rule fails; used to test failure records.
+        tags: [test]
+        maintainers: [{name: snakegate tests}]
+        trust: community
+        rules:
+          copy: {input: {table: csv-table}, output: {copied: csv-table}}
+          boom: {input: {copied: csv-table}, output: {never: text}}
+        outputs:
+          never: {path: results/never.txt, type: text, description: Never made.}
+        """,
+    "schema.json": json.dumps({
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+        "additionalProperties": False, "required": ["table"],
+        "properties": {
+            "table": {"type": "string", "x-artifact": "csv-table", "description": "Any CSV table."},
+            "sleep": {"type": "integer", "minimum": 0, "default": 0, "description": "Seconds the boom rule waits first."},
+        },
+    }),
+    "Snakefile": """\
+        rule all:
+            input:
+                "results/never.txt",
+
+
+        rule copy:
+            input:
+                table=config["table"],
+            output:
+                copied="results/copy.csv",
+            log:
+                "logs/copy.log",
+            shell:
+                "cp {input.table} {output.copied} 2> {log}"
+
+
+        rule boom:
+            input:
+                copied="results/copy.csv",
+            output:
+                never="results/never.txt",
+            params:
+                sleep=config["sleep"],
+            log:
+                "logs/boom.log",
+            shell:
+                "sleep {params.sleep}; echo 'boom: this rule always fails' > {log}; exit 3"
+        """,
+}
+
+
+def _yaml(path: Path):
+    return YAML(typ="safe", pure=True).load(path.read_text())
+
+
+@pytest.fixture
+def registry(tmp_path) -> Path:
+    """A private registry: the real top-level Snakefile, tabular-profile, a failing workflow, demo data."""
+    root = tmp_path / "registry"
+    (root / "workflows").mkdir(parents=True)
+    shutil.copy(REPO / "Snakefile", root / "Snakefile")
+    shutil.copytree(REPO / "workflows" / "tabular-profile", root / "workflows" / "tabular-profile",
+                    ignore=shutil.ignore_patterns(".snakemake", "__pycache__"))
+    (root / "data" / "examples").mkdir(parents=True)
+    for f in (REPO / "data" / "examples").glob("tabular-*"):
+        shutil.copy(f, root / "data" / "examples" / f.name)
+    wf = root / "workflows" / "fails-on-purpose"
+    wf.mkdir()
+    for name, text in FAILING_WORKFLOW.items():
+        (wf / name).write_text(textwrap.dedent(text))
+    return root
+
+
+def sg(root: Path, *args, check=None, **kw) -> subprocess.CompletedProcess:
+    env = dict(os.environ, SNAKEGATE_REGISTRY=str(root))
+    proc = subprocess.run([sys.executable, "-m", "snakegate.cli", *args], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=300, **kw)
+    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+    if check is not None:
+        assert proc.returncode == check, proc.stdout + proc.stderr
+    return proc
+
+
+def plain_snakemake(root: Path, configfile: Path, *extra) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "snakemake", "--configfile", str(configfile), "--cores", "1", *extra],
+                          cwd=root, capture_output=True, text=True, timeout=300)
+
+
+def only_run(root: Path) -> Path:
+    runs = [p for p in (root / "runs").iterdir() if p.is_dir()]
+    assert len(runs) == 1, runs
+    return runs[0]
+
+
+def write_config(path: Path, data: dict) -> Path:
+    yaml = YAML()
+    with open(path, "w") as fh:
+        yaml.dump(data, fh)
+    return path
+
+
+@pytest.mark.parametrize("example", sorted(p.name for p in (REPO / "workflows/tabular-profile/examples").glob("*.yaml")))
+def test_snakegate_run_of_each_example_produces_the_declared_outputs(registry, example):
+    proc = sg(registry, "run", f"workflows/tabular-profile/examples/{example}", check=0)
+    run_dir = only_run(registry)
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["status"] == "succeeded" and record["exit_code"] == 0
+    manifest = _yaml(registry / "workflows/tabular-profile/workflow.yaml")
+    for out in manifest["outputs"].values():
+        assert (run_dir / out["path"]).is_file(), out["path"]
+    config = _yaml(run_dir / "config.yaml")
+    assert config["run_id"] == run_dir.name and config["invocation_id"] == record["invocation_id"]
+    assert Path(config["params"]["dataset_file"]).is_absolute()
+    assert {"missing_strategy", "drop_duplicates"} <= set(config["params"])  # defaults made explicit
+    assert run_dir.name.endswith(record["invocation_id"][:8])
+    assert "succeeded" in proc.stdout and "outputs:" in proc.stdout  # the one-line summary
+
+
+def test_plain_snakemake_reproduces_a_run_from_its_config(registry):
+    sg(registry, "run", "workflows/tabular-profile/examples/basic.yaml", check=0)
+    run_dir = only_run(registry)
+    profile = run_dir / "results" / "profile.json"
+    before = profile.read_bytes()
+    mtime = profile.stat().st_mtime_ns
+
+    again = plain_snakemake(registry, run_dir / "config.yaml")
+    assert again.returncode == 0, again.stderr
+    assert "Nothing to be done" in again.stderr
+    assert profile.stat().st_mtime_ns == mtime  # outputs current: nothing re-ran
+
+    shutil.rmtree(run_dir / "results")
+    redo = plain_snakemake(registry, run_dir / "config.yaml")
+    assert redo.returncode == 0, redo.stderr
+    assert profile.read_bytes() == before  # everything re-ran, byte-identical
+    assert json.loads((run_dir / "run.json").read_text())["status"] == "succeeded"
+
+
+def _assert_refused_before_any_job(root: Path, proc, needle: str) -> None:
+    assert proc.returncode != 0
+    assert needle in proc.stderr, proc.stderr
+    assert "gate refused" in proc.stderr
+    assert not (root / "runs").exists() or not any((root / "runs").rglob("results/*"))
+    metadata = root / ".snakemake" / "metadata"
+    assert not metadata.exists() or not any(metadata.iterdir())
+
+
+def test_plain_snakemake_refuses_a_wrong_type_before_any_job(registry, tmp_path):
+    cfg = write_config(tmp_path / "bad.yaml", {"workflow": "tabular-profile", "params": {
+        "dataset_file": "data/examples/tabular-penguins.csv", "drop_duplicates": "sometimes"}})
+    _assert_refused_before_any_job(registry, plain_snakemake(registry, cfg), "params.drop_duplicates [type]")
+
+
+def test_plain_snakemake_refuses_a_path_outside_the_data_roots(registry, tmp_path):
+    outside = tmp_path / "secret.csv"
+    outside.write_text("a,b\n1,2\n")
+    cfg = write_config(tmp_path / "bad.yaml", {"workflow": "tabular-profile", "params": {"dataset_file": str(outside)}})
+    _assert_refused_before_any_job(registry, plain_snakemake(registry, cfg), "path_outside_roots")
+
+
+def test_plain_snakemake_refuses_a_tampered_workflow_folder(registry, tmp_path):
+    cfg = write_config(tmp_path / "run.yaml", {"workflow": "tabular-profile",
+                                               "params": {"dataset_file": "data/examples/tabular-penguins.csv"}})
+    approved = json.loads(sg(registry, "validate", str(cfg), "--json", check=0).stdout)["invocation_id"]
+    data = _yaml(cfg)
+    data["invocation_id"] = approved
+    write_config(cfg, data)
+    script = registry / "workflows/tabular-profile/scripts/clean.py"
+    script.write_text(script.read_text() + "\n# tampered\n")
+    _assert_refused_before_any_job(registry, plain_snakemake(registry, cfg), "invocation_mismatch")
+
+
+def test_a_failing_job_gives_status_failed_with_the_rule_and_its_log(registry, tmp_path):
+    cfg = write_config(tmp_path / "fail.yaml", {"workflow": "fails-on-purpose",
+                                                "params": {"table": "data/examples/tabular-penguins.csv"}})
+    proc = sg(registry, "run", str(cfg), check=1)
+    run_dir = only_run(registry)
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["status"] == "failed"
+    assert record["failed_rule"] == "boom"
+    assert any(p.endswith("logs/boom.log") for p in record["failed_log"])
+    assert (registry / record["failed_log"][0]).read_text().startswith("boom:")
+    assert "results/copy.csv" in record["partial_outputs"]  # made before the failure, kept and listed
+    assert "failed rule boom" in proc.stdout
+
+
+def _wait_for(predicate, timeout=60.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_sigint_during_a_run_marks_it_cancelled(registry, tmp_path):
+    cfg = write_config(tmp_path / "slow.yaml", {"workflow": "fails-on-purpose",
+                                                "params": {"table": "data/examples/tabular-penguins.csv", "sleep": 60}})
+    env = dict(os.environ, SNAKEGATE_REGISTRY=str(registry))
+    proc = subprocess.Popen([sys.executable, "-m", "snakegate.cli", "run", str(cfg)], cwd=registry, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert _wait_for(lambda: any((registry / "runs").glob("*/results/copy.csv")) if (registry / "runs").exists()
+                     else False), "the first job never finished"
+    time.sleep(1.0)  # boom is sleeping now
+    started = time.time()
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert time.time() - started < 30, "cancel took too long"
+    assert "Traceback" not in out + err
+    assert proc.returncode == 130
+    record = json.loads((only_run(registry) / "run.json").read_text())
+    assert record["status"] == "cancelled"
+    assert "results/copy.csv" in record["partial_outputs"]
+
+
+def test_two_concurrent_runs_of_different_configs_do_not_interfere(registry, tmp_path):
+    a = write_config(tmp_path / "a.yaml", {"workflow": "tabular-profile",
+                                           "params": {"dataset_file": "data/examples/tabular-penguins.csv"}})
+    b = write_config(tmp_path / "b.yaml", {"workflow": "tabular-profile", "params": {
+        "dataset_file": "data/examples/tabular-penguins.csv", "missing_strategy": "fill_median"}})
+    env = dict(os.environ, SNAKEGATE_REGISTRY=str(registry))
+    procs = [subprocess.Popen([sys.executable, "-m", "snakegate.cli", "run", str(c)], cwd=registry, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in (a, b)]
+    results = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], results
+    runs = sorted(p for p in (registry / "runs").iterdir() if p.is_dir())
+    assert len(runs) == 2
+    records = [json.loads((r / "run.json").read_text()) for r in runs]
+    assert {r["status"] for r in records} == {"succeeded"}
+    assert len({r["invocation_id"] for r in records}) == 2
+    strategies = {_yaml(r / "config.yaml")["params"]["missing_strategy"] for r in runs}
+    assert strategies == {"remove", "fill_median"}
+
+
+def test_a_busy_run_folder_refuses_a_second_execution(registry):
+    from snakegate.provenance.runstore import RunLock
+
+    sg(registry, "run", "workflows/tabular-profile/examples/basic.yaml", check=0)
+    run_dir = only_run(registry)
+    shutil.rmtree(run_dir / "results")
+    with RunLock(run_dir):
+        proc = plain_snakemake(registry, run_dir / "config.yaml")
+    assert proc.returncode != 0
+    assert "is busy" in proc.stderr
+    assert not (run_dir / "results").exists()
+
+
+def test_options_snakegate_does_not_pass_through_are_refused(registry):
+    proc = sg(registry, "run", "workflows/tabular-profile/examples/basic.yaml", "--forceall", check=2)
+    assert "--forceall is not passed to Snakemake" in proc.stderr
+    assert not (registry / "runs").exists()
+
+
+def test_runs_and_show_run_list_the_run_store(registry):
+    sg(registry, "run", "workflows/tabular-profile/examples/basic.yaml", check=0)
+    listing = json.loads(sg(registry, "runs", "--json", check=0).stdout)["runs"]
+    assert len(listing) == 1 and listing[0]["status"] == "succeeded" and listing[0]["workflow"] == "tabular-profile"
+    shown = sg(registry, "show-run", "latest", check=0).stdout
+    assert listing[0]["run_id"] in shown and "succeeded" in shown
+    sg(registry, "show-run", "no-such-run", check=1)
