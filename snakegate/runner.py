@@ -150,17 +150,16 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
     cancelled = {"signal": None}
 
     proc = subprocess.Popen(cmd, cwd=settings.registry_root, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, bufsize=1, start_new_session=True)
+                            stderr=subprocess.STDOUT, text=True, bufsize=1, preexec_fn=_child_setup)
     runstore.update_run(run_dir, stage="snakemake-started", snakemake_pid=proc.pid)
 
     def forward(signum, _frame):
-        # Snakemake stops its running jobs on SIGINT; a second signal is passed on as it comes.
-        cancelled["signal"] = signal.Signals(signum).name
-        try:
-            os.killpg(proc.pid, signal.SIGINT if signum == signal.SIGTERM and cancelled.get("n", 0) == 0 else signum)
-        except ProcessLookupError:
-            pass
-        cancelled["n"] = cancelled.get("n", 0) + 1
+        # Snakemake stops its jobs cleanly on SIGINT; if it has not stopped in time, escalate.
+        first = cancelled["signal"] is None
+        cancelled["signal"] = cancelled["signal"] or signal.Signals(signum).name
+        _signal_group(proc, signal.SIGINT if first else signal.SIGTERM)
+        if first:
+            _escalate_later(proc)
 
     previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     in_main_thread = _in_main_thread()
@@ -190,6 +189,37 @@ def _display(path: Path, root: Path) -> str:
         return path.relative_to(root).as_posix()
     except ValueError:
         return str(path)
+
+
+def _child_setup() -> None:
+    """Own process group (so a cancel reaches Snakemake's jobs too) and default SIGINT: a shell that
+    starts `snakegate run &` ignores SIGINT, and an ignored signal would be inherited by Snakemake."""
+    os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _signal_group(proc: subprocess.Popen, sig: signal.Signals) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+CANCEL_GRACE_S = (20.0, 10.0)  # SIGINT -> wait -> SIGTERM -> wait -> SIGKILL
+
+
+def _escalate_later(proc: subprocess.Popen) -> None:
+    import threading
+
+    def escalate():
+        for sig, wait in ((signal.SIGTERM, CANCEL_GRACE_S[0]), (signal.SIGKILL, CANCEL_GRACE_S[1])):
+            try:
+                proc.wait(timeout=wait)
+                return
+            except subprocess.TimeoutExpired:
+                _signal_group(proc, sig)
+
+    threading.Thread(target=escalate, daemon=True).start()
 
 
 def _in_main_thread() -> bool:

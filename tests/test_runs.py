@@ -219,24 +219,28 @@ def _wait_for(predicate, timeout=60.0):
     return False
 
 
-def test_sigint_during_a_run_marks_it_cancelled(registry, tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+def test_a_signal_during_a_run_stops_snakemake_and_marks_it_cancelled(registry, tmp_path, sig):
     cfg = write_config(tmp_path / "slow.yaml", {"workflow": "fails-on-purpose",
                                                 "params": {"table": "data/examples/tabular-penguins.csv", "sleep": 60}})
     env = dict(os.environ, SNAKEGATE_REGISTRY=str(registry))
+    # started the way `snakegate run ... &` starts from a script: with SIGINT ignored, which children inherit
     proc = subprocess.Popen([sys.executable, "-m", "snakegate.cli", "run", str(cfg)], cwd=registry, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     assert _wait_for(lambda: any((registry / "runs").glob("*/results/copy.csv")) if (registry / "runs").exists()
                      else False), "the first job never finished"
     time.sleep(1.0)  # boom is sleeping now
     started = time.time()
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)
     assert time.time() - started < 30, "cancel took too long"
     assert "Traceback" not in out + err
     assert proc.returncode == 130
     record = json.loads((only_run(registry) / "run.json").read_text())
-    assert record["status"] == "cancelled"
+    assert record["status"] == "cancelled" and record["cancelled_by"] == sig.name
     assert "results/copy.csv" in record["partial_outputs"]
+    assert not (only_run(registry) / "results" / "never.txt").exists()
 
 
 def test_two_concurrent_runs_of_different_configs_do_not_interfere(registry, tmp_path):
