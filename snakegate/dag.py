@@ -126,7 +126,7 @@ def _snakefile_stamp(snakefile: Path) -> list:
 def _build(snakefile: Path, config: dict) -> Dag:
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import (
-        ConfigSettings, OutputSettings, Quietness, ResourceSettings, DAGSettings,
+        ConfigSettings, OutputSettings, Quietness, ResourceSettings, DAGSettings, ExecutionSettings,
     )
 
     cwd = os.getcwd()
@@ -143,6 +143,8 @@ def _build(snakefile: Path, config: dict) -> Dag:
                     )
                     wapi.dag(DAGSettings(forceall=True))
                     workflow = wapi._workflow
+                    # the DAG reads execution settings (e.g. on ambiguous rules); default ones, as `snakemake -n`
+                    workflow.execution_settings = workflow.execution_settings or ExecutionSettings()
                     workflow._prepare_dag(forceall=True, ignore_incomplete=True, lock_warn_only=True, nolock=True)
                     workflow._build_dag()
                     return _extract(workflow)

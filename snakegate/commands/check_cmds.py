@@ -1,0 +1,167 @@
+"""Registry CI commands: `check` (static contract check) and `test` (run the test invocations)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from snakegate.errors import ExitCode, UserError
+
+CHANGED_HELP = ("only workflows whose folder changed since git revision REV (working tree and untracked files "
+                "included); all of them when schemas/ or snakegate/ changed")
+
+
+def register(sub, epilog: str) -> None:
+    p = sub.add_parser(
+        "check", epilog=epilog,
+        help="prove workflows' contracts against their Snakefiles, DAGs and examples (no job runs)",
+        description="For each workflow: config keys read == params declared; x-artifact params consumed, declared "
+                    "outputs produced, no hidden inputs; every rule with outputs typed in workflow.yaml and every DAG "
+                    "edge type-consistent; examples pass the gate and build; snakemake --lint, snakefmt and "
+                    "declared tools as warnings.")
+    p.add_argument("ids", nargs="*", metavar="ID", help="workflow ids (default: every folder under workflows/)")
+    p.add_argument("--json", action="store_true",
+                   help='print one JSON object: {"ok", "workflows", "findings": [{severity, workflow, code, rule, '
+                        'file, line, message, hint}]}')
+    p.add_argument("--changed-since", metavar="REV", help=CHANGED_HELP)
+    p.add_argument("--no-hygiene", action="store_true", help="skip the warnings-only lint, snakefmt and tool checks")
+    p.set_defaults(handler=cmd_check)
+
+    p = sub.add_parser(
+        "test", epilog=epilog,
+        help="run workflows' test invocations with real Snakemake and compare outputs to the expected files",
+        description="Runs each workflows/<id>/test/<case>/config.yaml (gated, with workflows/<id>/test added to the "
+                    "data roots) in a temporary folder and compares every declared output to "
+                    "test/<case>/expected/<path>: byte-identical, or within test.float_tolerance for named JSON outputs.")
+    p.add_argument("ids", nargs="*", metavar="ID", help="workflow ids (default: every workflow)")
+    p.add_argument("--case", action="append", metavar="NAME", help="run only this test case (repeatable)")
+    p.add_argument("--changed-since", metavar="REV", help=CHANGED_HELP)
+    p.add_argument("--update", action="store_true",
+                   help="write this run's outputs as the expected files (review the diff before committing)")
+    p.set_defaults(handler=cmd_test)
+
+
+def _folders(ctx):
+    """The selected workflow folders, narrowed by --changed-since; None when nothing changed."""
+    from snakegate.check import changed_since, select
+
+    root = ctx.settings.registry_root
+    folders = select(root, ctx.args.ids)
+    if ctx.args.changed_since:
+        changed = changed_since(root, ctx.args.changed_since)
+        if changed is not None:
+            folders = [f for f in folders if f.name in changed]
+    return folders
+
+
+def cmd_check(ctx) -> int:
+    from snakegate.check import check_workflows
+
+    folders = _folders(ctx)
+    if not folders:
+        return _nothing(ctx, "check", as_json=ctx.args.json)
+    report = check_workflows(folders, ctx.registry, ctx.settings, hygiene=not ctx.args.no_hygiene)
+    if ctx.args.json:
+        print(json.dumps(report.as_json(), indent=2))
+    else:
+        print_report(report)
+    return ExitCode.OK if report.ok else ExitCode.INVALID
+
+
+def _nothing(ctx, what: str, as_json: bool = False) -> int:
+    if as_json:
+        print(json.dumps({"ok": True, "workflows": [], "findings": []}, indent=2))
+    else:
+        since = f" changed since {ctx.args.changed_since}" if ctx.args.changed_since else ""
+        print(f"no workflow{since}; nothing to {what}")
+    return ExitCode.OK
+
+
+def print_report(report, stream=None) -> None:
+    stream = stream or sys.stdout  # looked up per call: tests and callers may swap sys.stdout
+    by_wf: dict[str, list] = {wf: [] for wf in report.workflows}
+    for f in report.findings:
+        by_wf.setdefault(f.workflow, []).append(f)
+    for wf, found in by_wf.items():
+        errors = sum(1 for f in found if f.severity == "error")
+        warnings = len(found) - errors
+        if not found:
+            print(f"ok    {wf}", file=stream)
+            continue
+        verdict = "FAIL " if errors else "ok   "
+        print(f"{verdict} {wf}: {errors} error(s), {warnings} warning(s)", file=stream)
+        for f in sorted(found, key=lambda f: (f.severity != "error", f.code, f.file or "", f.line or 0)):
+            where = f.file or ""
+            if f.line:
+                where += f":{f.line}"
+            rule = f" rule {f.rule}" if f.rule else ""
+            print(f"  {f.severity} [{f.code}]{rule}{' ' + where if where else ''}", file=stream)
+            print(f"      {f.message}", file=stream)
+            if f.hint:
+                print(f"      fix: {f.hint}", file=stream)
+    errors = sum(1 for f in report.findings if f.severity == "error")
+    warnings = len(report.findings) - errors
+    print(f"\n{len(report.workflows)} workflow(s) checked: {errors} error(s), {warnings} warning(s)"
+          + ("" if errors else " — all contracts hold"), file=stream)
+
+
+def cmd_test(ctx) -> int:
+    from snakegate.testrun import find_cases, run_case
+
+    folders = _folders(ctx)
+    if not folders:
+        return _nothing(ctx, "test")
+    failed = 0
+    total = 0
+    for folder in folders:
+        wf = ctx.registry.get(folder.name)
+        if wf is None:
+            reason = ctx.registry.broken.get(folder.name, "workflow.yaml is missing")
+            print(f"FAIL  {folder.name}: cannot load the workflow: {reason.splitlines()[0]}")
+            print(f"      fix: run `snakegate check {folder.name}` and fix what it reports")
+            failed += 1
+            continue
+        cases = find_cases(wf.folder)
+        if ctx.args.case:
+            unknown = sorted(set(ctx.args.case) - {c.name for c in cases})
+            if unknown and len(folders) == 1:
+                raise UserError(f"{wf.id} has no test case {', '.join(unknown)}; its cases: "
+                                f"{', '.join(c.name for c in cases) or 'none'}", ExitCode.INVALID)
+            cases = [c for c in cases if c.name in ctx.args.case]
+        if not cases:
+            if ctx.args.case:
+                continue
+            print(f"FAIL  {wf.id}: no test cases (expected workflows/{wf.id}/test/<case>/config.yaml)")
+            print("      fix: add a test invocation and its expected outputs (see workflows/CONTRIBUTING.md)")
+            failed += 1
+            continue
+        for case in cases:
+            total += 1
+            result = run_case(ctx.registry, ctx.settings, wf, case, update=ctx.args.update)
+            print_case(result)
+            failed += 0 if result.ok else 1
+    passed = total - failed if total >= failed else 0
+    print(f"\n{total} test case(s): {passed} passed, {failed} failed")
+    return ExitCode.OK if failed == 0 else ExitCode.INVALID
+
+
+def print_case(result, stream=None) -> None:
+    stream = stream or sys.stdout
+    label = f"{result.workflow}/{result.case}"
+    print(f"{'ok   ' if result.ok else 'FAIL '} {label}", file=stream)
+    for err in result.gate_errors:
+        print(f"      refused by the gate: {err.path or '(file)'} [{err.code}]: {err.message}", file=stream)
+        if err.hint:
+            print(f"      fix: {err.hint}", file=stream)
+    if result.run_failed is not None:
+        print("      Snakemake failed; the end of its log:", file=stream)
+        for line in result.run_failed.splitlines():
+            print(f"        {line}", file=stream)
+    for out in result.outputs:
+        print(f"      {out.status:<16} {out.name} ({out.path})" + (f": {out.detail}" if out.detail and "\n" not in out.detail else ""),
+              file=stream)
+        if out.detail and "\n" in out.detail:
+            for line in out.detail.splitlines():
+                print(f"        {line}", file=stream)
+    for path in result.updated:
+        print(f"      updated expected/{path}", file=stream)
