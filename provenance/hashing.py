@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,10 @@ def sha256_file(path: str | os.PathLike) -> str:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     value = digest.hexdigest()
-    _file_cache[key] = value
+    # A file written in the last two seconds may be rewritten within the same mtime tick on
+    # coarse-clock filesystems, keeping its key: only settled files are cached.
+    if time.time() - st.st_mtime > 2.0:
+        _file_cache[key] = value
     return value
 
 

@@ -46,11 +46,15 @@ def table_header(path: Path, delimiter: str) -> list[str] | None:
     lines = text.splitlines()
     if len(text) >= HEAD_BYTES and lines:
         lines = lines[:-1]  # the last line may be cut off
+    if lines and lines[0].startswith("\ufeff"):
+        lines[0] = lines[0][1:]  # a UTF-8 byte-order mark (Excel's CSVs) is not part of the first name
     rows = list(csv.reader(io.StringIO("\n".join(lines[:6])), delimiter=delimiter))
     if not rows or not rows[0]:
         return None
-    header = [h.strip() for h in rows[0]]
-    if any(not h for h in header) or len(set(header)) != len(header):
+    # Names exactly as pandas.read_csv reads them (no stripping), so a column the gate accepts
+    # is a column the workflow finds.
+    header = rows[0]
+    if any(not h.strip() for h in header) or len(set(header)) != len(header):
         return None
     if any(len(r) != len(header) for r in rows[1:] if r):
         return None

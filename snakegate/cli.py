@@ -52,7 +52,6 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from snakegate.commands import registry_cmds
 
     parser = Parser(prog="snakegate", description="Talk freely, execute strictly: curated Snakemake workflows behind a gate.",
                     epilog=EPILOG)

@@ -18,7 +18,7 @@ from typing import Any
 
 from snakegate import artifacts, metaschemas
 from snakegate.contract import (
-    Node, did_you_mean, fill_defaults, format_path, is_builtin, iter_column_nodes, iter_nodes, schema_errors,
+    did_you_mean, fill_defaults, format_path, is_builtin, iter_column_nodes, iter_nodes, schema_errors,
 )
 from snakegate.dag import DagError, build_dag
 from snakegate.provenance.hashing import canonical_json, sha256_file, sha256_text

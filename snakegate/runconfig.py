@@ -13,12 +13,29 @@ from snakegate.errors import UserError
 from snakegate.models import GateError
 
 
-def _plain(value: Any) -> Any:
-    """ruamel's tagged scalars and commented maps -> plain Python values."""
+# A run config is a few dozen values; YAML aliases can make a short file expand without bound
+# (an alias to itself, or nested aliases: "billion laughs"). Past this many values it is refused.
+MAX_VALUES = 100_000
+
+
+class _Unplain(ValueError):
+    """The YAML loaded, but into something no run config can be."""
+
+
+def _plain(value: Any, ancestors: tuple = (), budget: list | None = None) -> Any:
+    """ruamel's tagged scalars and commented maps -> plain Python values (fresh copies, no shared aliases)."""
+    budget = budget if budget is not None else [MAX_VALUES]
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise _Unplain(f"expands to more than {MAX_VALUES} values (nested YAML aliases?)")
+    if isinstance(value, (dict, list)):
+        if any(value is a for a in ancestors):
+            raise _Unplain("contains itself (a YAML alias inside its own anchor)")
+        ancestors = ancestors + (value,)
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): _plain(v, ancestors, budget) for k, v in value.items()}
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        return [_plain(v, ancestors, budget) for v in value]
     return value
 
 
@@ -31,7 +48,11 @@ def parse_yaml(text: str, source: str) -> tuple[Any, GateError | None]:
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         return None, GateError(path="", code="invalid_yaml", message=f"{source} is not valid YAML{where}: {problem}",
                                hint="fix the indentation or quoting on that line")
-    return _plain(data), None
+    try:
+        return _plain(data), None
+    except _Unplain as exc:
+        return None, GateError(path="", code="invalid_yaml", message=f"{source} is not a usable run config: it {exc}",
+                               hint="write the values out instead of using YAML anchors and aliases")
 
 
 def read_run_config(path: str | os.PathLike) -> tuple[Any, GateError | None]:

@@ -143,17 +143,19 @@ def cmd_init(ctx) -> int:
         sys.stdout.write(text)
         return ExitCode.OK
     out = Path(ctx.args.output)
-    if out.exists():
-        raise UserError(f"{out} already exists; choose another -o path or remove it first (nothing was overwritten)")
     try:
-        out.write_text(text, encoding="utf-8")
+        with open(out, "x", encoding="utf-8") as fh:  # "x": never overwrite, even a file created a moment ago
+            fh.write(text)
+    except FileExistsError:
+        raise UserError(f"{out} already exists; choose another -o path or remove it first (nothing was overwritten)")
     except OSError as exc:
         raise UserError(f"cannot write {out}: {exc.strerror}")
     print(f"wrote {out}; edit the params, then `snakegate validate {out}`")
     return ExitCode.OK
 
 
-def print_gate_result(result, source: str, stream=sys.stdout) -> None:
+def print_gate_result(result, source: str, stream=None) -> None:
+    stream = stream or sys.stdout  # looked up at call time: callers may have redirected stdout since import
     if result.ok:
         print(f"ok: {source} passes the gate — {result.workflow} {result.invocation.version}, "
               f"invocation {result.invocation_id}", file=stream)

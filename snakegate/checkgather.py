@@ -1,0 +1,350 @@
+"""The edge of `snakegate check`: read each workflow folder, gate its examples, build their DAGs,
+lint and format-check it, and hand plain `WorkflowFacts` to the pure checks in snakegate.check.
+
+A crash while gathering is recorded in the facts, never raised.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from snakegate.configkeys import SnakefileSyntaxError, scan_workflow
+from snakegate.contract import did_you_mean
+from snakegate.dag import DagError
+from snakegate.errors import ExitCode, UserError
+from snakegate.models import GateError
+
+from snakegate.check import (  # noqa: F401
+    CODES,
+    ExampleFacts,
+    Finding,
+    IGNORED_LINTS,
+    WorkflowFacts,
+    config_key_findings,
+    contract_findings,
+    run_checks,
+)
+# ----------------------------------------------------------------------------------------------
+# the edge: read files, gate examples, build DAGs, lint, format
+
+
+def _rel(path: Path | str, root: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def gather(folder: Path, registry, settings, *, hygiene: bool = True) -> WorkflowFacts:
+    """Read and load everything about one workflow folder; never raises for a broken workflow."""
+    root = settings.registry_root
+    facts = WorkflowFacts(id=folder.name, folder=str(folder.resolve()), rel=_rel(folder, root), root=str(root.resolve()))
+    steps = [
+        (_gather_manifest, "manifest_invalid"), (_gather_schema, "schema_invalid"),
+        (_gather_config_keys, "undeclared_config_key"), (_gather_examples, "example_invalid"),
+    ]
+    if hygiene:
+        steps += [(_gather_lint, "lint"), (_gather_tools, "tool_missing")]  # format: batched, see gather_format
+    for step, code in steps:
+        try:
+            step(facts, folder, registry, settings)
+        except Exception as exc:  # noqa: BLE001 - fail closed: record the crash as an error finding
+            facts.crashes.append((code, f"snakegate could not {_STEP_WORDS.get(step.__name__, step.__name__)} "
+                                        f"for this workflow: {type(exc).__name__}: {exc}"))
+    return facts
+
+
+_STEP_WORDS = {
+    "_gather_manifest": "read workflow.yaml", "_gather_schema": "read schema.json",
+    "_gather_config_keys": "scan the Snakefile for config keys",
+    "_gather_examples": "gate the examples and build their DAGs", "_gather_lint": "lint the Snakefile",
+    "_gather_tools": "look up the declared tools",
+}
+
+
+def _gather_manifest(facts: WorkflowFacts, folder: Path, registry, settings) -> None:
+    from ruamel.yaml import YAML, YAMLError
+
+    from snakegate.registry import manifest_problems
+
+    path = folder / "workflow.yaml"
+    if not path.is_file():
+        facts.manifest_problems = ["workflow.yaml is missing: every workflow folder needs a manifest"]
+        return
+    try:
+        data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+    except (YAMLError, UnicodeDecodeError) as exc:
+        facts.manifest_problems = [f"not valid YAML: {str(exc).splitlines()[0]}"]
+        return
+    facts.manifest = data if isinstance(data, dict) else None
+    facts.manifest_problems = manifest_problems(data, folder.name)
+
+
+def _gather_schema(facts: WorkflowFacts, folder: Path, registry, settings) -> None:
+    path = folder / "schema.json"
+    if not path.is_file():
+        facts.schema_problem = "schema.json is missing"
+        return
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        facts.schema_problem = f"schema.json is not valid JSON ({exc})"
+        return
+    if not isinstance(data, dict):
+        facts.schema_problem = "schema.json must be a JSON object (a JSON Schema)"
+        return
+    facts.schema = data
+
+
+def _gather_config_keys(facts: WorkflowFacts, folder: Path, registry, settings) -> None:
+    snakefile = folder / "Snakefile"
+    if not snakefile.is_file():
+        facts.has_snakefile = False
+        return
+    try:
+        facts.scan = scan_workflow(snakefile, settings.registry_root)
+    except SnakefileSyntaxError as exc:
+        facts.syntax_error = (exc.message, _rel(exc.file, settings.registry_root), exc.line)
+
+
+def _schema_usable(schema: dict | None) -> bool:
+    from jsonschema import Draft202012Validator
+
+    if schema is None:
+        return False
+    try:
+        Draft202012Validator.check_schema(schema)
+    except Exception:  # noqa: BLE001 - reported by contract_findings; here it only means "cannot gate"
+        return False
+    return True
+
+
+def _gather_examples(facts: WorkflowFacts, folder: Path, registry, settings) -> None:
+    from snakegate.dag import build_dag
+    from snakegate.gate import gate
+    from snakegate.runconfig import read_run_config
+
+    wf = registry.get(folder.name)
+    if facts.manifest_problems:
+        return  # manifest_invalid is already the finding
+    if wf is None:  # fail closed: a manifest the registry would not load means nothing below is proven
+        facts.examples_skipped = ("the examples cannot be gated because the registry cannot load this workflow: "
+                                  + registry.broken.get(folder.name, "unknown reason").splitlines()[0])
+        return
+    if not _schema_usable(facts.schema):
+        facts.examples_skipped = "the examples cannot be gated because schema.json is not a usable JSON Schema"
+        return
+    root = settings.registry_root
+    for path in wf.examples():
+        ex = ExampleFacts(name=_rel(path, root))
+        facts.examples.append(ex)
+        data, yaml_error = read_run_config(path)
+        if yaml_error is not None:
+            ex.gate_errors = [yaml_error]
+            continue
+        if isinstance(data, dict) and data.get("workflow") != wf.id:
+            ex.gate_errors = [GateError(path="workflow", code="unknown_workflow",
+                                        message=f"the example names workflow `{data.get('workflow')}`, not `{wf.id}`",
+                                        hint=f"set `workflow: {wf.id}`")]
+            continue
+        result = gate(registry, data, settings, check_dag=False)
+        if not result.ok:
+            ex.gate_errors = list(result.errors)
+            continue
+        ex.resolved_params = result.resolved_params
+        if facts.syntax_error is not None or not facts.has_snakefile:
+            continue  # reported once by config_key_findings
+        try:
+            ex.dag = build_dag(wf.snakefile, result.resolved_params)
+        except DagError as exc:
+            file = _rel(exc.file, root) if exc.file else None
+            line = facts.scan.source_line(file, exc.line) if facts.scan else exc.line
+            ex.dag_error = (exc.message, file, line)
+
+
+def _gather_lint(facts: WorkflowFacts, folder: Path, registry, settings) -> None:
+    """Snakemake's own linter, in-process, loaded with the first example that builds."""
+    example = next((ex for ex in facts.examples if ex.dag is not None), None)
+    if example is None:
+        return
+    from snakegate import dag as dagmod
+
+    report = _lint(folder / "Snakefile", example.resolved_params, dagmod)
+    root = settings.registry_root
+    for block in report.get("snakefiles", []) + report.get("rules", []):
+        where = block.get("for") or {}
+        for lint in block.get("lints", []):
+            if lint.get("title") in IGNORED_LINTS:
+                continue
+            facts.lints.append({"rule": where.get("rule"), "file": _rel(where["snakefile"], root)
+                                if where.get("snakefile") else None, "line": where.get("line"),
+                                "title": lint.get("title", ""), "body": lint.get("body", "")})
+
+
+def _lint(snakefile: Path, config: dict, dagmod) -> dict:
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import ConfigSettings, OutputSettings, Quietness, ResourceSettings
+
+    sink = io.StringIO()
+    cwd = os.getcwd()
+    # Snakemake's API changes the working directory and keeps global state: share the DAG builder's lock.
+    with dagmod._lock, tempfile.TemporaryDirectory(prefix="snakegate-lint-") as workdir:
+        try:
+            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(io.StringIO()), dagmod._quiet_logging():
+                with SnakemakeApi(OutputSettings(quiet={Quietness.ALL}, keep_logger=False)) as api:
+                    wapi = api.workflow(resource_settings=ResourceSettings(cores=1),
+                                        config_settings=ConfigSettings(config=config),
+                                        snakefile=snakefile.resolve(), workdir=Path(workdir))
+                    wapi.lint(json=True)
+        finally:
+            os.chdir(cwd)
+    text = sink.getvalue()
+    start = text.find("{")
+    return json.loads(text[start:]) if start >= 0 else {}
+
+
+def gather_format(all_facts: list[WorkflowFacts], root: Path) -> None:
+    """snakefmt --check over every parsed Snakefile and .smk at once (one process: importing black is slow)."""
+    owner = {}
+    for facts in all_facts:
+        for f in facts.scan.files if facts.scan else []:
+            owner[f] = facts
+    if not owner:
+        return
+    try:
+        proc = subprocess.run([sys.executable, "-m", "snakefmt", "--check", "--compact-diff",
+                               *[str(root / f) if not Path(f).is_absolute() else f for f in owner]],
+                              capture_output=True, text=True, timeout=300)
+        if proc.returncode == 0:
+            return
+        diffs = parse_compact_diff(proc.stdout, root)
+        for diff in diffs:
+            if diff["file"] in owner:
+                owner[diff["file"]].format_diffs.append(diff)
+        if not diffs:  # snakefmt failed without a diff: say so once per workflow rather than pass silently
+            for facts in {id(f): f for f in owner.values()}.values():
+                facts.format_diffs.append({"file": facts.scan.files[0], "line": None, "changed": 0,
+                                           "excerpt": " ".join(proc.stderr.split()[-20:])})
+    except Exception as exc:  # noqa: BLE001 - fail closed, as in gather()
+        for facts in {id(f): f for f in owner.values()}.values():
+            facts.crashes.append(("format", f"snakegate could not run snakefmt: {type(exc).__name__}: {exc}"))
+
+
+def parse_compact_diff(text: str, root: Path) -> list[dict]:
+    """snakefmt --compact-diff output -> one {file, line, changed, excerpt} per file (pure)."""
+    out: dict[str, dict] = {}
+    current = None
+    for line in text.splitlines():
+        if line.startswith("=====> Diff for ") and line.endswith(" <====="):
+            name = line[len("=====> Diff for "):-len(" <=====")]
+            current = {"file": _rel(name, root), "line": None, "changed": 0, "excerpt": None}
+            out[current["file"]] = current
+        elif current is None:
+            continue
+        elif line.startswith("@@") and current["line"] is None:
+            try:
+                current["line"] = int(line.split()[1].lstrip("-").split(",")[0])
+            except (IndexError, ValueError):
+                pass
+        elif line.startswith(("+", "-")) and not line.startswith(("+++", "---")):
+            current["changed"] += 1
+            if current["excerpt"] is None:
+                current["excerpt"] = line.strip()[:80]
+    return list(out.values())
+
+
+def _gather_tools(facts: WorkflowFacts, folder: Path, registry, settings) -> None:
+    tools = (facts.manifest or {}).get("tools") or []
+    facts.missing_tools = [t for t in tools if isinstance(t, str) and shutil.which(t) is None]
+
+
+# ----------------------------------------------------------------------------------------------
+# selection and the whole run
+
+
+def workflow_folders(root: Path) -> list[Path]:
+    """Every contribution folder under workflows/ (with or without a manifest)."""
+    base = root / "workflows"
+    return sorted(p for p in base.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+
+
+def select(root: Path, ids: list[str]) -> list[Path]:
+    folders = {p.name: p for p in workflow_folders(root)}
+    if not ids:
+        return list(folders.values())
+    out = []
+    for wf_id in ids:
+        if wf_id not in folders:
+            close = did_you_mean(wf_id, list(folders))
+            raise UserError(f"no workflow folder `{wf_id}` under {root / 'workflows'}"
+                            + (f"; did you mean `{close}`?" if close else f"; available: {', '.join(folders)}"),
+                            ExitCode.INVALID)
+        out.append(folders[wf_id])
+    return out
+
+
+def changed_since(root: Path, rev: str) -> set[str] | None:
+    """Workflow ids whose folder changed between `rev` and the working tree (untracked files
+    included); None means "all": schemas/ or the core (snakegate/) changed."""
+    import git
+
+    try:
+        repo = git.Repo(root, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        raise UserError(f"--changed-since needs a git checkout, and {root} is not inside one")
+    try:
+        repo.commit(rev)
+    except (git.BadName, ValueError, git.GitCommandError):
+        raise UserError(f"git cannot resolve `{rev}` in {repo.working_tree_dir}; fetch it first "
+                        "(in CI: actions/checkout with fetch-depth: 0)")
+    names = repo.git.diff("--name-only", "--no-renames", rev, "--").splitlines() + list(repo.untracked_files)
+    base = PurePosixPath(_rel(root, Path(repo.working_tree_dir))) if Path(repo.working_tree_dir).resolve() != root.resolve() else None
+    ids: set[str] = set()
+    for name in names:
+        p = PurePosixPath(name)
+        if base is not None:
+            try:
+                p = p.relative_to(base)
+            except ValueError:
+                continue
+        parts = p.parts
+        if parts and parts[0] in ("schemas", "snakegate"):
+            return None
+        if len(parts) >= 3 and parts[0] == "workflows":
+            ids.add(parts[1])
+    return ids
+
+
+@dataclass
+class CheckReport:
+    workflows: list[str]
+    findings: list[Finding]
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.severity == "error" for f in self.findings)
+
+    def as_json(self) -> dict:
+        return {"ok": self.ok, "workflows": self.workflows, "findings": [f.as_json() for f in self.findings]}
+
+
+def check_workflows(folders: list[Path], registry, settings, *, hygiene: bool = True) -> CheckReport:
+    all_facts = [gather(folder, registry, settings, hygiene=hygiene) for folder in folders]
+    if hygiene:
+        gather_format(all_facts, settings.registry_root)
+    findings: list[Finding] = []
+    for facts in all_facts:
+        findings.extend(run_checks(facts))
+    return CheckReport(workflows=[p.name for p in folders], findings=findings)
+
+
+__all__ = ["Finding", "WorkflowFacts", "ExampleFacts", "CheckReport", "CODES", "gather", "run_checks",
+           "check_workflows", "select", "changed_since"]

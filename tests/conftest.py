@@ -1,0 +1,73 @@
+"""Shared fixtures: the real registry, a disposable copy of it, and the CLI run in-process.
+
+`tmp_registry` copies workflows/tabular-profile and its demo tables into
+tmp_path, so a test may tamper with files (one byte, a symlink, a settings
+file) without touching the checkout other tests read.
+"""
+import json
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+IGNORE = shutil.ignore_patterns("__pycache__", ".snakemake", "*.pyc")
+TABULAR = ROOT / "workflows" / "tabular-profile"
+TABULAR_SCHEMA = json.loads((TABULAR / "schema.json").read_text())
+TABULAR_VERSION = re.search(r"^version:\s*(\S+)", (TABULAR / "workflow.yaml").read_text(), re.M).group(1)
+
+
+@pytest.fixture(autouse=True)
+def _no_snakegate_env(monkeypatch):
+    """A developer's own SNAKEGATE_* settings must never leak into a test."""
+    for name in ("SNAKEGATE_REGISTRY", "SNAKEGATE_DATA_ROOTS", "SNAKEGATE_RUNS"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def registry_root() -> Path:
+    """/work/main's registry: the repository this test file lives in."""
+    return ROOT
+
+
+def copy_registry(dest: Path, workflows=("tabular-profile",)) -> Path:
+    """A minimal registry at `dest`: the named workflows plus their demo tables under data/examples/."""
+    for wf in workflows:
+        shutil.copytree(ROOT / "workflows" / wf, dest / "workflows" / wf, ignore=IGNORE)
+    examples = dest / "data" / "examples"
+    examples.mkdir(parents=True)
+    for table in (ROOT / "data" / "examples").glob("tabular-*"):
+        shutil.copy2(table, examples / table.name)
+    return dest
+
+
+@pytest.fixture
+def tmp_registry(tmp_path) -> Path:
+    """A throwaway registry (tabular-profile + data/examples/tabular-*) that tests may tamper with."""
+    return copy_registry(tmp_path / "registry")
+
+
+@pytest.fixture
+def cli(capsys):
+    """Run `snakegate ARGS` in-process; returns (exit code, stdout, stderr). Usage errors exit via SystemExit."""
+    from snakegate.cli import main
+
+    def run(*args):
+        capsys.readouterr()
+        try:
+            code = main([str(a) for a in args])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+@pytest.fixture
+def snakegate_cmd():
+    """The installed console command run in a fresh process (for cross-process and traceback checks)."""
+    exe = shutil.which("snakegate")
+    return [exe] if exe else [sys.executable, "-m", "snakegate.cli"]
