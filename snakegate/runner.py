@@ -248,7 +248,9 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, pro
         status = "succeeded"
     else:
         status = "failed"
-    fields = {"status": status, "stage": "finished", "exit_code": exit_code, "ended": runstore.utc_now(),
+    # the handler's end time when it ran, so run.json and the PROV record agree
+    fields = {"status": status, "stage": "finished", "exit_code": exit_code,
+              "ended": record.get("ended") if status != "cancelled" and record.get("ended") else runstore.utc_now(),
               "outputs": outputs, "progress": {"done": progress.done, "total": progress.total},
               "jobs_executed": progress.executed}
     fields["duration_s"] = runstore.duration_s({"started": record.get("started"), "ended": fields["ended"]})

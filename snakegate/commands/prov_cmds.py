@@ -1,0 +1,339 @@
+"""Provenance commands: prov, verify, rerun, fork, diff, export.
+
+Each reads a run folder's records (runs/<run_id>/), calls the provenance layer
+or the runner, and shapes the answer. RUN is a run id, a unique prefix of one,
+or 'latest'.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+from pathlib import Path
+
+from snakegate.errors import ExitCode, UserError
+
+RUN_HELP = "run id, unique prefix, or 'latest'"
+FORMATS = {"provn": "prov.provn", "json": "prov.json", "ttl": "prov.ttl"}
+
+
+def register(sub, epilog: str) -> None:
+    from snakegate.commands.run_cmds import add_snakemake_options
+
+    p = sub.add_parser("prov", help="print a run's W3C PROV record", epilog=epilog,
+                       description="Print runs/<run_id>/prov.<format>: PROV-N (default), PROV-JSON or PROV-O Turtle.")
+    p.add_argument("run", help=RUN_HELP)
+    p.add_argument("--format", choices=sorted(FORMATS), default="provn", help="serialisation (default provn)")
+    p.set_defaults(handler=cmd_prov)
+
+    p = sub.add_parser("verify", help="re-hash a run's recorded files and workflow folder", epilog=epilog,
+                       description="Re-hash every file the run's PROV record lists and the workflow folder; "
+                                   "exit 1 naming each file that changed or went missing.")
+    p.add_argument("run", help=RUN_HELP)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=cmd_verify)
+
+    p = sub.add_parser("rerun", help="run the same invocation again and compare the outputs", epilog=epilog,
+                       description="Run the run's invocation again into a new run folder (the gate proves it is the "
+                                   "same invocation) and report per output whether the bytes are identical. "
+                                   "Exit 0 when every output is identical, 1 when one differs or the run failed.")
+    p.add_argument("run", help=RUN_HELP)
+    add_snakemake_options(p)
+    p.set_defaults(handler=cmd_rerun, passes_to_snakemake=True)
+
+    p = sub.add_parser("fork", help="run a run again with changed parameters (re-runs only what they affect)",
+                       epilog=epilog,
+                       description="Build a new invocation from the run's with --set changes, gate it, copy the "
+                                   "parent's outputs in and re-run only the jobs downstream of the change. The "
+                                   "new invocation is recorded as prov:wasDerivedFrom the parent's.")
+    p.add_argument("run", help=RUN_HELP)
+    p.add_argument("--set", dest="sets", action="append", required=True, metavar="KEY=VALUE",
+                   help="a parameter change; VALUE is read as YAML (fill_mean, 3, true, [a, b]); "
+                        "dotted keys reach nested params (repeatable)")
+    add_snakemake_options(p)
+    p.set_defaults(handler=cmd_fork, passes_to_snakemake=True)
+
+    p = sub.add_parser("diff", help="compare two runs: parameters, output hashes, JSON values", epilog=epilog)
+    p.add_argument("run_a", metavar="RUN_A", help=RUN_HELP)
+    p.add_argument("run_b", metavar="RUN_B", help=RUN_HELP)
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(handler=cmd_diff)
+
+    p = sub.add_parser("export", help="export a run as a Workflow Run RO-Crate (Provenance Run Crate)",
+                       epilog=epilog)
+    p.add_argument("run", help=RUN_HELP)
+    p.add_argument("--ro-crate", dest="ro_crate", required=True, metavar="DIR|ZIP",
+                   help="a new or empty folder, or a path ending in .zip")
+    p.add_argument("--license", default=None, metavar="URL",
+                   help="license of the crate's metadata (default https://spdx.org/licenses/MIT)")
+    p.add_argument("--validate", action="store_true",
+                   help="check the crate with roc-validator (Provenance Run Crate 0.5, REQUIRED checks)")
+    p.set_defaults(handler=cmd_export)
+
+
+# ---- helpers -------------------------------------------------------------------------------------
+def _run(ctx, ref: str) -> Path:
+    from snakegate.commands.run_cmds import find_run_or_fail
+    return find_run_or_fail(ctx, ref)
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def parent_invocation(run_dir: Path) -> dict:
+    """The run config a run was started with (config.yaml minus run_id), else rebuilt from invocation.json."""
+    from snakegate.provenance import runstore
+    from snakegate.runconfig import read_run_config
+
+    config_path = run_dir / runstore.CONFIG_YAML
+    if config_path.is_file():
+        data, error = read_run_config(config_path)
+        if error is None and isinstance(data, dict) and isinstance(data.get("params"), dict):
+            return {k: copy.deepcopy(v) for k, v in data.items() if k != "run_id"}
+    record = runstore.read_json(run_dir / runstore.INVOCATION_JSON)
+    inv = record.get("invocation") or {}
+    if not inv.get("workflow"):
+        raise UserError(f"run {run_dir.name} has neither a readable config.yaml nor invocation.json; "
+                        "it cannot be run again", ExitCode.INVALID)
+    return {"workflow": inv["workflow"], "version": inv.get("version"), "invocation_id": record.get("invocation_id"),
+            "params": copy.deepcopy(inv.get("params") or {})}
+
+
+def _workflow_of(ctx, run_dir: Path):
+    """The registry's workflow a run used, or None when it is no longer in the registry."""
+    from snakegate.provenance import runstore
+    wf_id = runstore.read_run(run_dir).get("workflow") or \
+        (runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}).get("workflow")
+    return ctx.registry.get(wf_id) if wf_id else None
+
+
+def _outputs(wf) -> dict | None:
+    return {name: out.model_dump() for name, out in wf.manifest.outputs.items()} if wf else None
+
+
+def parse_set(text: str) -> tuple[list[str], object]:
+    """'a.b=value' -> (['a', 'b'], value read as YAML)."""
+    from snakegate.runconfig import parse_yaml
+
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise UserError(f"--set expects KEY=VALUE, e.g. --set missing_strategy=fill_mean (got {text!r})")
+    key = key.removeprefix("params.")
+    parts = key.split(".")
+    if any(not p for p in parts):
+        raise UserError(f"--set {text!r}: {key!r} is not a parameter name (empty part in the dotted key)")
+    value, error = parse_yaml(raw, f"the value of --set {key}")
+    if error is not None:
+        raise UserError(f"{error.message}; quote the value if it is text")
+    return parts, value
+
+
+def apply_set(params: dict, parts: list[str], value) -> None:
+    target = params
+    for i, part in enumerate(parts[:-1]):
+        nxt = target.get(part)
+        if nxt is None:
+            nxt = target[part] = {}
+        if not isinstance(nxt, dict):
+            raise UserError(f"--set {'.'.join(parts)}: `{'.'.join(parts[:i + 1])}` is {nxt!r}, not a group of "
+                            "parameters, so it has no sub-key")
+        target = nxt
+    target[parts[-1]] = value
+
+
+def _dag_jobs(dag) -> list[dict]:
+    return [{"rule": j.rule, "output": j.output, "input": j.input, "params": j.params} for j in dag.jobs]
+
+
+# ---- commands ------------------------------------------------------------------------------------
+def cmd_prov(ctx) -> int:
+    from snakegate.provenance import runstore
+    run_dir = _run(ctx, ctx.args.run)
+    path = run_dir / FORMATS[ctx.args.format]
+    if not path.is_file():
+        record = runstore.read_run(run_dir)
+        detail = f"; the last attempt failed: {record['provenance_error']}" if record.get("provenance_error") else ""
+        raise UserError(f"run {run_dir.name} has no {path.name} (status: {record.get('status', 'unknown')}); "
+                        f"the PROV record is written when Snakemake finishes the run{detail}", ExitCode.INVALID)
+    sys.stdout.write(path.read_text(encoding="utf-8"))
+    return ExitCode.OK
+
+
+def cmd_verify(ctx) -> int:
+    from snakegate.provenance import compare
+    run_dir = _run(ctx, ctx.args.run)
+    try:
+        result = compare.verify(run_dir, ctx.settings.registry_root)
+    except compare.ProvMissing as exc:
+        raise UserError(str(exc), ExitCode.INVALID) from None
+    if ctx.args.json:
+        print(json.dumps({"run": run_dir.name, "ok": result.ok, "checked": result.checked,
+                          "mismatches": [m.__dict__ for m in result.mismatches]}, indent=2, sort_keys=True))
+    elif result.ok:
+        print(f"ok: run {run_dir.name} — all {result.checked} recorded files and the workflow folder match "
+              "their recorded hashes")
+    else:
+        print(f"changed: run {run_dir.name} — {len(result.mismatches)} of {result.checked} recorded items no longer "
+              "match:")
+        for m in result.mismatches:
+            print(f"  - {m.sentence()}")
+    return ExitCode.OK if result.ok else ExitCode.INVALID
+
+
+def cmd_rerun(ctx) -> int:
+    from snakegate.commands.run_cmds import exit_for, options_from, run_and_report
+    from snakegate.provenance import compare
+
+    parent = _run(ctx, ctx.args.run)
+    invocation = parent_invocation(parent)
+    outcome = run_and_report(ctx, invocation, options_from(ctx.args), f"rerun of run {parent.name}",
+                             extra_record={"rerun_of": parent.name})
+    if outcome.status != "succeeded":
+        return exit_for(outcome.status)
+    status = compare.output_status(parent, outcome.run_dir, _outputs(_workflow_of(ctx, outcome.run_dir)))
+    for name, state in status.items():
+        print(f"  {name:<20} {state}")
+    differs = [n for n, s in status.items() if s != "identical"]
+    if differs:
+        print(f"not reproduced: {len(differs)} of {len(status)} outputs differ from run {parent.name} "
+              f"({', '.join(differs)}); `snakegate diff {parent.name} {outcome.run_id}` shows how")
+        return ExitCode.INVALID
+    print(f"reproduced: all {len(status)} outputs are byte-identical to run {parent.name}")
+    return ExitCode.OK
+
+
+def cmd_fork(ctx) -> int:
+    from snakegate.commands.registry_cmds import print_gate_result
+    from snakegate.commands.run_cmds import exit_for, options_from, run_and_report
+    from snakegate.dag import DagError, build_dag
+    from snakegate.gate import gate
+    from snakegate.provenance import compare, runstore
+
+    parent = _run(ctx, ctx.args.run)
+    base = parent_invocation(parent)
+    params = copy.deepcopy(base.get("params") or {})
+    changes = {}
+    for text in ctx.args.sets:
+        parts, value = parse_set(text)
+        apply_set(params, parts, value)
+        changes[".".join(parts)] = value
+    invocation = {"workflow": base["workflow"], "params": params}
+    if base.get("version"):
+        invocation["version"] = base["version"]
+    source = f"fork of run {parent.name}"
+    result = gate(ctx.registry, invocation, ctx.settings)
+    if not result.ok:
+        print_gate_result(result, source, stream=sys.stderr)
+        raise UserError("nothing was run", ExitCode.INVALID)
+    wf = ctx.workflow(result.workflow)
+    # compare like with like: the parent's params resolved as the gate resolves the fork's
+    # (config.yaml already holds them so; invocation.json, the fallback, has registry-relative paths)
+    parent_gate = gate(ctx.registry, {k: v for k, v in base.items() if k != "invocation_id"}, ctx.settings,
+                       check_dag=False)
+    parent_params = parent_gate.resolved_params if parent_gate.ok else base.get("params") or {}
+    try:
+        changed = compare.changed_rules(_dag_jobs(build_dag(wf.snakefile, parent_params)),
+                                        _dag_jobs(build_dag(wf.snakefile, result.resolved_params)))
+    except DagError as exc:
+        raise UserError(f"cannot compare the DAGs of run {parent.name} and the fork: {exc.message}",
+                        ExitCode.INVALID) from None
+    parent_inv = base.get("invocation_id") or runstore.read_run(parent).get("invocation_id")
+    if not changed or parent_inv == result.invocation_id:
+        raise UserError(f"{', '.join(f'{k}={v!r}' for k, v in changes.items())} changes no job of run "
+                        f"{parent.name}: the fork would repeat it; use `snakegate rerun {parent.name}` for that",
+                        ExitCode.INVALID)
+    print(f"fork of run {parent.name}: {', '.join(f'{k}={v!r}' for k, v in changes.items())} changes rule(s) "
+          f"{', '.join(changed)}; those and their downstream jobs re-run, the rest is copied from the parent")
+    options = options_from(ctx.args, forcerun=changed, seed_from=parent)
+    outcome = run_and_report(ctx, invocation, options, source, extra_record={
+        "parent_run": parent.name, "parent_invocation_id": parent_inv, "fork_changes": changes})
+    executed = outcome.record.get("jobs_executed") or []
+    print(f"  re-executed {len(executed)} job(s): {', '.join(executed) or 'none'}")
+    return exit_for(outcome.status)
+
+
+def cmd_diff(ctx) -> int:
+    from snakegate.provenance import capture, compare
+
+    run_a, run_b = _run(ctx, ctx.args.run_a), _run(ctx, ctx.args.run_b)
+    wfs = (_workflow_of(ctx, run_a), _workflow_of(ctx, run_b))
+
+    def redactor(wf):
+        # a workflow gone from the registry: hide every value rather than risk showing a secret
+        if wf is None:
+            return lambda params: {k: capture.sensitive_hash(v) for k, v in params.items()}
+        return lambda params: capture.redact_params(wf.schema, params)[0]
+
+    result = compare.diff_runs(run_a, run_b, (_outputs(wfs[0]), _outputs(wfs[1])),
+                               redact=(redactor(wfs[0]), redactor(wfs[1])))
+    if ctx.args.json:
+        print(json.dumps(result, indent=2, sort_keys=True, default=str))
+        return ExitCode.OK
+    print(f"diff {run_a.name} -> {run_b.name}")
+    if result["workflow"][0] != result["workflow"][1] or result["version"][0] != result["version"][1]:
+        print(f"  workflow: {result['workflow'][0]} {result['version'][0]} -> "
+              f"{result['workflow'][1]} {result['version'][1]}")
+    if result["params"]:
+        print(f"parameters ({len(result['params'])} changed):")
+        for c in result["params"]:
+            print(f"  {c['path']}: {_show(c.get('a', '(absent)'))} -> {_show(c.get('b', '(absent)'))}")
+    else:
+        print("parameters: identical")
+    if result["outputs"]:
+        print(f"outputs ({len(result['outputs'])} differ, {len(result['identical_outputs'])} identical):")
+        for o in result["outputs"]:
+            values = o.get("values")
+            extra = f" ({len(values)} value(s) changed)" if values else ""
+            print(f"  {o['name']:<16} {o['path']}  {o['status']}{extra}")
+            for v in (values or [])[:20]:
+                print(f"      {v['path']}: {_show(v.get('a', '(absent)'))} -> {_show(v.get('b', '(absent)'))}")
+            if values and len(values) > 20:
+                print(f"      … {len(values) - 20} more (use --json)")
+    else:
+        print(f"outputs: all {len(result['identical_outputs'])} identical")
+    return ExitCode.OK
+
+
+def _show(value) -> str:
+    text = json.dumps(value, default=str) if not isinstance(value, str) or value == "(absent)" else repr(value)
+    if value == "(absent)":
+        return "(absent)"
+    return text if len(text) <= 60 else text[:57] + "…"
+
+
+def cmd_export(ctx) -> int:
+    from snakegate.provenance import compare, rocrate_export
+
+    run_dir = _run(ctx, ctx.args.run)
+    wf = _workflow_of(ctx, run_dir)
+    if wf is None:
+        raise UserError(f"the workflow of run {run_dir.name} is no longer in the registry at "
+                        f"{ctx.settings.registry_root}; the crate needs its folder", ExitCode.INVALID)
+    dest = Path(ctx.args.ro_crate)
+    try:
+        rocrate_export.export(run_dir, ctx.settings.registry_root, dest, wf.manifest.model_dump(), wf.schema,
+                              wf.folder, license=ctx.args.license or rocrate_export.DEFAULT_LICENSE)
+    except compare.ProvMissing as exc:
+        raise UserError(str(exc), ExitCode.INVALID) from None
+    except rocrate_export.ExportError as exc:
+        raise UserError(str(exc)) from None
+    print(f"wrote the Workflow Run RO-Crate (Provenance Run Crate 0.5) of run {run_dir.name} to {dest}")
+    if ctx.args.validate:
+        try:
+            problems = rocrate_export.validate(dest)
+        except ImportError as exc:
+            raise UserError(f"--validate needs roc-validator ({exc.name} is not installed): "
+                            "pip install roc-validator; the crate itself was written") from None
+        if problems:
+            print(f"roc-validator found {len(problems)} problem(s) at REQUIRED severity:")
+            for p in problems:
+                print(f"  - {p}")
+            return ExitCode.INVALID
+        print("roc-validator: the crate passes the provenance-run-crate-0.5 profile (REQUIRED checks)")
+    return ExitCode.OK

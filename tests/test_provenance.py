@@ -1,0 +1,655 @@
+"""The W3C PROV record of a run: what it says, that its three serialisations agree, and that it is fast.
+
+One throw-away registry (a real git repository) is shared by the module: a
+succeeded `snakegate run` of tabular-profile, a failing run of a tiny workflow
+whose second rule exits 1, and the same tabular-profile invocation under plain
+`snakemake`. The `prov` package and rdflib check the written files.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import importlib.metadata
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import warnings
+from base64 import urlsafe_b64encode
+from pathlib import Path
+
+import pytest
+import rdflib
+from prov.model import ProvDocument
+from rdflib.compare import isomorphic
+from ruamel.yaml import YAML
+from snakegate.provenance import capture, origin
+from snakegate.provenance.document import Document, Q, local
+
+REPO = Path(__file__).resolve().parents[1]
+SECRET = "s3cret-token-0042"
+
+TINY_FAIL = {
+    "workflow.yaml": """\
+        id: tiny-fail
+        version: 0.1.0
+        title: Tiny failing workflow
+        description: Writes two parts, joins them, then fails on purpose in the last rule.
+        tags: [test]
+        maintainers: [{name: snakegate tests}]
+        trust: community
+        rules:
+          part: {output: {part: text}}
+          join: {input: {parts: text}, output: {joined: text, lines: text}}
+          explode: {input: {joined: text}, output: {final: text}}
+        outputs:
+          final: {path: results/final.txt, type: text, description: Never written.}
+        """,
+    "schema.json": json.dumps({
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+        "additionalProperties": False, "required": ["token"],
+        "properties": {
+            "greeting": {"type": "string", "default": "hello", "description": "Text written into each part."},
+            "token": {"type": "string", "x-sensitive": True, "description": "A secret that never leaves the machine."},
+        },
+    }),
+    "Snakefile": """\
+        NAMES = ["a", "b"]
+
+
+        rule all:
+            input:
+                "results/final.txt",
+
+
+        rule part:
+            output:
+                part="results/parts/{name}.txt",
+            params:
+                greeting=config["greeting"],
+                token=config["token"],
+            log:
+                "logs/part_{name}.log",
+            shell:
+                "echo {params.greeting} {wildcards.name} > {output.part} 2> {log}"
+
+
+        rule join:
+            input:
+                parts=expand("results/parts/{name}.txt", name=NAMES),
+            output:
+                joined="results/joined.txt",
+                lines="results/lines.txt",
+            log:
+                "logs/join.log",
+            shell:
+                "cat {input.parts} > {output.joined} 2> {log}; wc -l < {output.joined} > {output.lines}"
+
+
+        rule explode:
+            input:
+                joined="results/joined.txt",
+            output:
+                final="results/final.txt",
+            log:
+                "logs/explode.log",
+            shell:
+                "(echo 'explode failed on purpose' >&2; exit 1) 2> {log}"
+        """,
+}
+
+
+# ---- the shared registry and its runs -----------------------------------------------------------
+def git(root: Path, *args) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def make_git_registry(root: Path, extra_workflows: dict[str, dict] | None = None) -> Path:
+    """Snakefile, schemas/, tabular-profile (+ extras) and the demo tables, committed in a new git repository."""
+    (root / "workflows").mkdir(parents=True)
+    shutil.copy(REPO / "Snakefile", root / "Snakefile")
+    shutil.copytree(REPO / "schemas", root / "schemas", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "workflows" / "tabular-profile", root / "workflows" / "tabular-profile",
+                    ignore=shutil.ignore_patterns(".snakemake", "__pycache__"))
+    (root / "data" / "examples").mkdir(parents=True)
+    for f in (REPO / "data" / "examples").glob("tabular-*.csv"):
+        shutil.copy(f, root / "data" / "examples" / f.name)
+    for wf_id, files in (extra_workflows or {}).items():
+        (root / "workflows" / wf_id).mkdir()
+        for name, text in files.items():
+            (root / "workflows" / wf_id / name).write_text(textwrap.dedent(text))
+    (root / ".gitignore").write_text("/runs/\n.snakemake/\n__pycache__/\n")
+    git(root, "init", "-q")
+    git(root, "config", "user.name", "Ada Tester")
+    git(root, "config", "user.email", "ada@example.org")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "registry for provenance tests")
+    return root
+
+
+def clean_env() -> dict:
+    return {k: v for k, v in os.environ.items() if not k.startswith("SNAKEGATE_")}
+
+
+def snakegate(root: Path, *args) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, "-m", "snakegate.cli", *map(str, args)], cwd=root, env=clean_env(),
+                          capture_output=True, text=True, timeout=600)
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
+    return proc
+
+
+def new_run(root: Path, before: set[str]) -> Path:
+    runs = {p.name for p in (root / "runs").iterdir() if p.is_dir()} - before
+    assert len(runs) == 1, runs
+    return root / "runs" / runs.pop()
+
+
+def existing_runs(root: Path) -> set[str]:
+    return {p.name for p in (root / "runs").iterdir()} if (root / "runs").is_dir() else set()
+
+
+@pytest.fixture(scope="module")
+def registry(tmp_path_factory) -> Path:
+    return make_git_registry(tmp_path_factory.mktemp("prov") / "registry", {"tiny-fail": TINY_FAIL})
+
+
+@pytest.fixture(scope="module")
+def succeeded_run(registry) -> Path:
+    before = existing_runs(registry)
+    proc = snakegate(registry, "run", "workflows/tabular-profile/examples/basic.yaml")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return new_run(registry, before)
+
+
+@pytest.fixture(scope="module")
+def failed_run(registry) -> Path:
+    config = registry / "fail.yaml"
+    config.write_text(f"workflow: tiny-fail\nparams:\n  token: {SECRET}\n")
+    before = existing_runs(registry)
+    proc = snakegate(registry, "run", config)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    return new_run(registry, before)
+
+
+@pytest.fixture(scope="module")
+def plain_run(registry, succeeded_run) -> Path:
+    before = existing_runs(registry)
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--configfile",
+                           "workflows/tabular-profile/examples/basic.yaml", "--cores", "1"],
+                          cwd=registry, env=clean_env(), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return new_run(registry, before)
+
+
+# ---- reading a written record -------------------------------------------------------------------
+def prov_json(run_dir: Path) -> dict:
+    return json.loads((run_dir / "prov.json").read_text())
+
+
+def val(value):
+    """A PROV-JSON attribute value without its type wrapper."""
+    if isinstance(value, dict) and "$" in value:
+        return int(value["$"]) if value.get("type") in ("xsd:int", "xsd:long") else value["$"]
+    return value
+
+
+def jobs_of(data: dict) -> dict[str, dict]:
+    return {i: a for i, a in data.get("activity", {}).items() if val(a.get("prov:type")) == "sg:Job"}
+
+
+def generated_by(data: dict) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for rel in data.get("wasGeneratedBy", {}).values():
+        out.setdefault(rel["prov:entity"], []).append(rel["prov:activity"])
+    return out
+
+
+def used_by(data: dict) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for rel in data.get("used", {}).values():
+        out.setdefault(rel["prov:activity"], []).append(rel)
+    return out
+
+
+def entity_path(data: dict, ident: str) -> str:
+    return val(data["entity"][ident]["sg:path"])
+
+
+def load_prov(run_dir: Path, fmt: str) -> ProvDocument:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # prov warns when it has to guess; our files must not need it
+        return ProvDocument.deserialize(content=(run_dir / f"prov.{fmt}").read_text(), format=fmt)
+
+
+# ---- the three serialisations -------------------------------------------------------------------
+def test_prov_json_and_prov_n_parse_to_the_same_document(succeeded_run):
+    from_json = load_prov(succeeded_run, "json")
+    assert from_json == load_prov(succeeded_run, "provn")
+
+
+def test_prov_json_round_trips_through_prov_to_an_equal_document(succeeded_run):
+    first = load_prov(succeeded_run, "json")
+    again = ProvDocument.deserialize(content=first.serialize(format="json"), format="json")
+    assert again == first
+
+
+def test_turtle_is_the_same_graph_as_prov_makes_from_prov_json(succeeded_run):
+    ours = rdflib.Graph().parse(succeeded_run / "prov.ttl", format="turtle")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # rdflib's N-Triples writer warns about its encoding argument
+        nt = load_prov(succeeded_run, "json").serialize(format="rdf", rdf_format="nt")
+    theirs = rdflib.Graph().parse(data=nt, format="nt")
+    assert len(ours) == len(theirs) > 50
+    assert isomorphic(ours, theirs)
+
+
+def test_the_failed_run_record_also_agrees_in_all_three_formats(failed_run):
+    from_json = load_prov(failed_run, "json")
+    assert from_json == load_prov(failed_run, "provn")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        nt = from_json.serialize(format="rdf", rdf_format="nt")
+    assert isomorphic(rdflib.Graph().parse(failed_run / "prov.ttl", format="turtle"),
+                      rdflib.Graph().parse(data=nt, format="nt"))
+
+
+def test_awkward_text_and_paths_survive_all_three_formats():
+    doc = Document()
+    run = f"run:{local('20260101T000000Z-ab12')}"
+    doc.activity(run, dt.datetime(2026, 1, 1, tzinfo=dt.UTC), dt.datetime(2026, 1, 1, 0, 0, 1, 5000,
+                                                                                     tzinfo=dt.UTC),
+                 {"prov:type": Q("sg:WorkflowRun"), "sg:exitCode": 0, "sg:big": 2**40, "sg:dirty": True,
+                  "sg:error": 'quote " backslash \\ tab \t newline \n ansi \x1b[0m é ✓'})
+    job = f"{run}/job/{local('part')}/{local('a b,c=d.')}"
+    doc.activity(job, None, None, {"dct:isPartOf": Q(run), "sg:shellCommand": "echo 'x' > \"y\"\r"})
+    f_in = f"abs:{local('mnt/data/my table (1).csv')}"
+    f_out = f"file:{local('-runs/x/out.')}"
+    doc.entity(f_in, {"sg:size": 0})
+    doc.entity(f_out)
+    doc.agent(f"agent:{local('person/J. Doe <j@x.org>')}", {"prov:type": Q("prov:Person")})
+    doc.used(job, f_in, role="dataset")
+    doc.used(job, f_in)
+    doc.generated(f_out, job, role="out")
+    doc.generated(f_out, job)
+    doc.derived(f_out, f_in, job)
+    doc.derived(f_out, f_in)
+    doc.associated(run, f"agent:{local('person/J. Doe <j@x.org>')}", plan=f_in, role="operator")
+    doc.associated(run, f"agent:{local('person/J. Doe <j@x.org>')}")
+    doc.attributed(f_in, f"agent:{local('person/J. Doe <j@x.org>')}")
+    doc.delegated(f"agent:{local('person/J. Doe <j@x.org>')}", f"agent:{local('person/J. Doe <j@x.org>')}")
+    doc.informed(run, job)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        from_json = ProvDocument.deserialize(content=doc.json_text(), format="json")
+        assert from_json == ProvDocument.deserialize(content=doc.provn_text(), format="provn")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        nt = from_json.serialize(format="rdf", rdf_format="nt")
+    assert isomorphic(rdflib.Graph().parse(data=doc.turtle_text(), format="turtle"),
+                      rdflib.Graph().parse(data=nt, format="nt"))
+
+
+# ---- what a succeeded run's record says ---------------------------------------------------------
+def test_every_generated_file_has_exactly_one_generating_activity(succeeded_run):
+    data = prov_json(succeeded_run)
+    generators = generated_by(data)
+    assert all(len(acts) == 1 for acts in generators.values()), generators
+    made = {entity_path(data, e) for e in generators}
+    on_disk = {p.relative_to(succeeded_run.parents[1]).as_posix()
+               for sub in ("results", "logs") for p in (succeeded_run / sub).rglob("*") if p.is_file()}
+    assert made == on_disk
+
+
+def test_one_job_activity_per_rule_each_part_of_the_run(succeeded_run):
+    data = prov_json(succeeded_run)
+    jobs = jobs_of(data)
+    assert sorted(val(a["sg:rule"]) for a in jobs.values()) == ["clean", "load", "plot", "profile"]
+    run_id = f"run:{succeeded_run.name}"
+    for attrs in jobs.values():
+        assert val(attrs["dct:isPartOf"]) == run_id
+        assert val(attrs["sg:status"]) == "succeeded"
+        assert val(attrs["sg:script"]).startswith("scripts/")
+
+
+def test_every_job_used_all_its_input_files_with_the_manifest_names_as_roles(succeeded_run, registry):
+    from snakegate.dag import build_dag
+    from snakegate.registry import Registry
+
+    wf = Registry.load(registry).get("tabular-profile")
+    config = YAML(typ="safe", pure=True).load((succeeded_run / "config.yaml").read_text())
+    dag = build_dag(wf.snakefile, config["params"])
+    data = prov_json(succeeded_run)
+    used = used_by(data)
+    by_rule = {val(a["sg:rule"]): i for i, a in jobs_of(data).items()}
+    run_prefix = f"runs/{succeeded_run.name}/"
+    for job in dag.jobs:
+        if job.rule == "all":
+            continue
+        expected = {}
+        for name, files in job.named_input.items():
+            for f in files:
+                path = (Path(os.path.realpath(f)).relative_to(os.path.realpath(registry)).as_posix()
+                        if os.path.isabs(f) else run_prefix + f)
+                expected[path] = name
+        recorded = {entity_path(data, rel["prov:entity"]): rel.get("prov:role")
+                    for rel in used[by_rule[job.rule]]}
+        assert recorded == expected, job.rule
+
+
+def test_outputs_derive_from_the_inputs_of_the_job_that_made_them(succeeded_run):
+    data = prov_json(succeeded_run)
+    derivations = {(r["prov:generatedEntity"], r["prov:usedEntity"]): r.get("prov:activity")
+                   for r in data["wasDerivedFrom"].values() if r.get("prov:activity")}
+    for activity, uses in used_by(data).items():
+        if activity not in jobs_of(data):
+            continue
+        made = [e for e, acts in generated_by(data).items() if acts == [activity]
+                and not entity_path(data, e).startswith(f"runs/{succeeded_run.name}/logs/")]
+        for out in made:
+            for rel in uses:
+                assert derivations[(out, rel["prov:entity"])] == activity
+
+
+def test_every_recorded_sha256_matches_the_file(succeeded_run, registry):
+    data = prov_json(succeeded_run)
+    recorded = [(val(a["sg:path"]), val(a["sg:sha256"]), val(a["sg:size"]))
+                for a in data["entity"].values() if "sg:sha256" in a]
+    assert len(recorded) >= 10  # inputs, outputs, logs, config
+    for path, digest, size in recorded:
+        content = (registry / path).read_bytes()
+        assert hashlib.sha256(content).hexdigest() == digest, path
+        assert len(content) == size, path
+
+
+def test_the_record_pins_the_registry_commit_and_the_workflow_tree(succeeded_run, registry):
+    data = prov_json(succeeded_run)
+    head = git(registry, "rev-parse", "HEAD")
+    snapshot = data["entity"][f"registry:{head}"]
+    assert val(snapshot["sg:gitCommit"]) == head
+    assert val(snapshot["sg:gitDirty"]) is False
+    plans = [a for a in data["entity"].values() if val(a.get("prov:type")) == "prov:Plan"]
+    assert len(plans) == 1
+    plan = plans[0]
+    assert val(plan["sg:gitTree"]) == git(registry, "rev-parse", "HEAD:workflows/tabular-profile")
+    assert val(plan["sg:gitTreeDirty"]) is False
+    invocation = json.loads((succeeded_run / "invocation.json").read_text())
+    assert val(plan["sg:contentHash"]) == invocation["invocation"]["workflow_hash"]
+    assert val(plan["sg:version"]) == "1.0.0"
+
+
+def test_the_run_is_associated_with_snakemake_whose_plan_is_the_workflow(succeeded_run):
+    data = prov_json(succeeded_run)
+    run_id = f"run:{succeeded_run.name}"
+    run = data["activity"][run_id]
+    assert val(run["sg:status"]) == "succeeded"
+    assocs = [r for r in data["wasAssociatedWith"].values() if r["prov:activity"] == run_id]
+    engine = [r for r in assocs if r["prov:agent"] == "agent:snakemake"]
+    assert len(engine) == 1 and val(data["entity"][engine[0]["prov:plan"]]["prov:type"]) == "prov:Plan"
+    agents = data["agent"]
+    assert val(agents["agent:snakemake"]["prov:type"]) == "prov:SoftwareAgent"
+    assert val(agents["agent:snakemake"]["sg:version"]) == importlib.metadata.version("snakemake")
+    assert {"agent:snakegate", "agent:python"} <= set(agents)
+    person = agents[f"agent:person/{local('ada@example.org')}"]
+    assert val(person["prov:label"]) == "Ada Tester" and val(person["sg:identitySource"]) == "git config"
+    assert {r["prov:agent"] for r in assocs} >= {"agent:snakemake", "agent:snakegate",
+                                                  f"agent:person/{local('ada@example.org')}"}
+
+
+def test_the_invocation_and_config_file_are_recorded(succeeded_run):
+    data = prov_json(succeeded_run)
+    invocation = json.loads((succeeded_run / "invocation.json").read_text())
+    inv = data["entity"][f"inv:{invocation['invocation_id']}"]
+    assert json.loads(val(inv["sg:params"])) == invocation["invocation"]["params"]
+    config_id = f"file:runs/{succeeded_run.name}/config.yaml"
+    assert val(data["entity"][config_id]["sg:sha256"]) == hashlib.sha256(
+        (succeeded_run / "config.yaml").read_bytes()).hexdigest()
+    assert any(r["prov:generatedEntity"] == config_id and r["prov:usedEntity"] == f"inv:{invocation['invocation_id']}"
+               for r in data["wasDerivedFrom"].values())
+
+
+def test_start_is_never_after_end_and_only_activities_carry_times(succeeded_run, failed_run):
+    for run_dir in (succeeded_run, failed_run):
+        data = prov_json(run_dir)
+        for ident, attrs in data["activity"].items():
+            start, end = attrs.get("prov:startTime"), attrs.get("prov:endTime")
+            if start and end:
+                assert dt.datetime.fromisoformat(start) <= dt.datetime.fromisoformat(end), ident
+        for section in ("entity", "agent"):
+            for attrs in data.get(section, {}).values():
+                assert not any(isinstance(v, dict) and v.get("type") == "xsd:dateTime" for v in attrs.values())
+
+
+def test_capturing_the_same_run_again_gives_the_same_files(succeeded_run, registry):
+    from snakegate.registry import Registry
+
+    wf = Registry.load(registry).get("tabular-profile")
+    args = (succeeded_run, registry, registry, wf.manifest.model_dump(), wf.schema, wf.folder, None, "succeeded",
+            "wf_")
+    first = capture.build(*args)
+    second = capture.build(*args)
+    assert first.json_text() == second.json_text()
+    assert first.provn_text() == second.provn_text()
+    assert isomorphic(rdflib.Graph().parse(data=first.turtle_text(), format="turtle"),
+                      rdflib.Graph().parse(data=second.turtle_text(), format="turtle"))
+
+
+# ---- a failed run -------------------------------------------------------------------------------
+def test_the_failed_job_is_recorded_with_its_error_and_log(failed_run):
+    data = prov_json(failed_run)
+    jobs = jobs_of(data)
+    failed = {i: a for i, a in jobs.items() if val(a["sg:status"]) == "failed"}
+    assert len(failed) == 1
+    (ident, attrs), = failed.items()
+    assert val(attrs["sg:rule"]) == "explode"
+    assert "non-zero exit status" in val(attrs["sg:error"])
+    log_id = f"file:runs/{failed_run.name}/logs/explode.log"
+    assert generated_by(data)[log_id] == [ident]
+    assert val(data["entity"][log_id]["sg:sha256"]) == hashlib.sha256(
+        (failed_run / "logs" / "explode.log").read_bytes()).hexdigest()
+    run = data["activity"][f"run:{failed_run.name}"]
+    assert val(run["sg:status"]) == "failed"
+    assert val(run["sg:stoppedAt"]) == ident and val(run["sg:failedRule"]) == "explode"
+    assert not any(str(val(a.get("sg:path"))).endswith("results/final.txt") for a in data["entity"].values())
+
+
+def test_outputs_made_before_the_failure_are_recorded_with_their_jobs(failed_run):
+    data = prov_json(failed_run)
+    jobs = jobs_of(data)
+    succeeded = sorted((val(a["sg:rule"]), val(a.get("sg:wildcards"))) for a in jobs.values()
+                       if val(a["sg:status"]) == "succeeded")
+    assert succeeded == [("join", None), ("part", '{"name":"a"}'), ("part", '{"name":"b"}')]
+    generators = generated_by(data)
+    for rel in ("results/parts/a.txt", "results/parts/b.txt", "results/joined.txt"):
+        ident = f"file:runs/{failed_run.name}/{rel}"
+        assert len(generators[ident]) == 1
+        assert val(jobs[generators[ident][0]]["sg:status"]) == "succeeded"
+    join = next(i for i, a in jobs.items() if val(a["sg:rule"]) == "join")
+    assert sorted(r.get("prov:role") for r in used_by(data)[join]) == ["parts", "parts"]
+    # one job made both of its outputs, each named as the manifest names it
+    made = {entity_path(data, r["prov:entity"]).rsplit("/", 1)[-1]: r.get("prov:role")
+            for r in data["wasGeneratedBy"].values() if r["prov:activity"] == join}
+    assert made == {"joined.txt": "joined", "lines.txt": "lines", "join.log": "log"}
+
+
+def test_sensitive_values_are_hashed_everywhere_in_the_record(failed_run):
+    for name in ("prov.json", "prov.provn", "prov.ttl"):
+        assert SECRET not in (failed_run / name).read_text(), name
+    data = prov_json(failed_run)
+    inv = next(a for a in data["entity"].values() if val(a.get("prov:type")) == "sg:Invocation")
+    params = json.loads(val(inv["sg:params"]))
+    assert params["token"] == "sha256:" + hashlib.sha256(json.dumps(SECRET).encode()).hexdigest()
+    assert params["greeting"] == "hello"
+
+
+# ---- plain snakemake ----------------------------------------------------------------------------
+def _normalised(run_dir: Path) -> set[str]:
+    """The record with run ids, times and the per-run config file made comparable, as a set of records."""
+    text = (run_dir / "prov.json").read_text().replace(run_dir.name, "RUN")
+    data = json.loads(text)
+    out = set()
+    config_id = "file:runs/RUN/config.yaml"
+    for section, records in data.items():
+        if section == "prefix":
+            continue
+        for ident, attrs in records.items():
+            attrs = {k: v for k, v in attrs.items() if k not in ("prov:startTime", "prov:endTime", "sg:source")}
+            if ident == config_id:  # it names the run id inside, so its bytes differ
+                attrs = {k: v for k, v in attrs.items() if k not in ("sg:sha256", "sg:size")}
+            key = "_" if ident.startswith("_:") else ident
+            out.add(json.dumps([section, key, attrs], sort_keys=True))
+    return out
+
+
+def test_plain_snakemake_writes_the_same_record_as_snakegate_run(succeeded_run, plain_run):
+    record = json.loads((plain_run / "run.json").read_text())
+    assert record["source"] == "snakemake" and record["status"] == "succeeded"
+    assert plain_run.name.startswith("plain-")
+    assert _normalised(plain_run) == _normalised(succeeded_run)
+
+
+# ---- the chat origin ----------------------------------------------------------------------------
+@pytest.mark.parametrize("route", ["origin.json", "run.json extra_record"])
+def test_a_run_from_the_chat_names_the_model_and_the_approver(succeeded_run, registry, route):
+    from snakegate.registry import Registry
+
+    wf = Registry.load(registry).get("tabular-profile")
+    fields = dict(model="qwen2.5:7b", proposed_by_backend="openai-compatible", approved_by="Ada Tester",
+                  approved_at="2026-01-31T10:00:00Z", conversation_id="c-42")
+    run_json = succeeded_run / "run.json"
+    saved = run_json.read_text()
+    try:
+        if route == "origin.json":
+            assert origin.record_origin(succeeded_run, **fields) == succeeded_run / "origin.json"
+        else:  # what the agent passes to the runner, which merges it into run.json
+            record = json.loads(saved)
+            record["origin"] = origin.origin_fields(**fields)
+            run_json.write_text(json.dumps(record))
+        doc = capture.build(succeeded_run, registry, registry, wf.manifest.model_dump(), wf.schema, wf.folder,
+                            None, "succeeded", "wf_")
+    finally:
+        (succeeded_run / "origin.json").unlink(missing_ok=True)
+        run_json.write_text(saved)
+    data = doc.to_json()
+    model = f"agent:model/openai-compatible/{local('qwen2.5:7b')}"
+    assert val(data["agent"][model]["prov:type"]) == "prov:SoftwareAgent"
+    inv = next(i for i, a in data["entity"].items() if val(a.get("prov:type")) == "sg:Invocation")
+    assert any(r["prov:entity"] == inv and r["prov:agent"] == model for r in data["wasAttributedTo"].values())
+    approval = data["activity"][f"run:{succeeded_run.name}/approval"]
+    assert approval["prov:startTime"].startswith("2026-01-31T10:00:00")
+    assert val(approval["sg:conversationId"]) == "c-42"
+    approver = f"agent:person/{local('Ada Tester')}"
+    assert any(r["prov:activity"] == f"run:{succeeded_run.name}/approval" and r["prov:agent"] == approver
+               and r.get("prov:role") == "approver" for r in data["wasAssociatedWith"].values())
+    assert any(r["prov:informed"] == f"run:{succeeded_run.name}" for r in data["wasInformedBy"].values())
+
+
+@pytest.mark.parametrize("field,value,needle", [
+    ("approved_at", "yesterday", "ISO 8601"),
+    ("approved_at", "2026-01-31T10:00:00", "time zone"),
+    ("model", "", "model must be a non-empty string"),
+])
+def test_record_origin_refuses_a_bad_field_by_name(tmp_path, field, value, needle):
+    fields = {"model": "m", "proposed_by_backend": "b", "approved_by": "a", "approved_at": "2026-01-31T10:00:00Z"}
+    fields[field] = value
+    with pytest.raises(origin.OriginError, match=needle):
+        origin.record_origin(tmp_path, **fields)
+    assert not (tmp_path / "origin.json").exists()
+
+
+# ---- no git -------------------------------------------------------------------------------------
+def test_outside_a_git_repository_the_record_says_no_git(tmp_path):
+    from snakegate.provenance import gitinfo
+
+    state = gitinfo.git_state(tmp_path, tmp_path)
+    assert not state.available and state.reason.startswith("no git")
+
+
+# ---- speed --------------------------------------------------------------------------------------
+def _synthetic_run(root: Path, n: int) -> tuple[Path, dict, Path]:
+    """A run folder with n finished jobs as Snakemake leaves them: outputs, logs, metadata records, log."""
+    run_id = "20260101T000000Z-big00000"
+    run_dir = root / "runs" / run_id
+    (run_dir / "results").mkdir(parents=True)
+    (run_dir / "logs").mkdir()
+    (root / "data").mkdir()
+    (root / "data" / "in.csv").write_text("a,b\n1,2\n")
+    meta = root / ".snakemake" / "metadata"
+    meta.mkdir(parents=True)
+    wf = root / "workflows" / "big"
+    wf.mkdir(parents=True)
+    (wf / "Snakefile").write_text("rule step:\n    output: 'results/part_{i}.txt'\n")
+    log = ["Job stats:", "job      count", "-------  -----", f"wf_step  {n}", f"total    {n}", ""]
+    for i in range(n):
+        out, lg = f"runs/{run_id}/results/part_{i}.txt", f"runs/{run_id}/logs/part_{i}.log"
+        (root / out).write_text(f"{i}\n")
+        (root / lg).write_text("")
+        record = {"rule": "wf_step", "input": ["data/in.csv"], "log": [lg], "shellcmd": f"echo {i} > {out}",
+                  "params": [], "code": "echo {wildcards.i} > {output}", "job_hash": 1000 + i,
+                  "starttime": 1767225600.0 + i, "endtime": 1767225600.5 + i, "incomplete": False}
+        (meta / urlsafe_b64encode(out.encode()).decode()).write_text(json.dumps(record))
+        log += ["[Thu Jan  1 00:00:00 2026]", "localrule wf_step:", "    input: data/in.csv", f"    output: {out}",
+                f"    log: {lg}", f"    jobid: {i + 1}", f"    wildcards: i={i}", "    resources: tmpdir=/tmp",
+                "[Thu Jan  1 00:00:01 2026]", f"Finished jobid: {i + 1} (Rule: wf_step)", f"{i + 1} of {n} steps done"]
+    (run_dir / "snakemake.log").write_text("\n".join(log))
+    (run_dir / "run.json").write_text(json.dumps({"run_id": run_id, "status": "succeeded", "workflow": "big",
+                                                  "started": "2026-01-01T00:00:00.000Z",
+                                                  "ended": "2026-01-02T00:00:00.000Z", "exit_code": 0}))
+    (run_dir / "invocation.json").write_text(json.dumps({"invocation_id": "ab" * 32, "invocation": {
+        "workflow": "big", "version": "1.0.0", "workflow_hash": "x", "params": {"n": n}, "inputs": {}}}))
+    manifest = {"id": "big", "version": "1.0.0", "title": "Big",
+                "rules": {"step": {"input": {"table": "csv-table"}, "output": {"part": "text"}}},
+                "outputs": {"first": {"path": "results/part_0.txt", "type": "text", "description": "x"}}}
+    return run_dir, manifest, wf
+
+
+def test_a_large_run_records_every_job_and_file_once(tmp_path):
+    # how long this takes at 1,000 and 10,000 jobs is measured in bench/, not asserted here
+    n = 300
+    run_dir, manifest, wf = _synthetic_run(tmp_path, n)
+    capture.capture(run_dir, tmp_path, tmp_path, manifest, {}, wf, None, "succeeded", "wf_")
+    data = prov_json(run_dir)
+    assert len(jobs_of(data)) == n
+    assert len(data["wasGeneratedBy"]) == 2 * n and len(data["wasDerivedFrom"]) == n
+
+
+def test_a_cancelled_run_records_the_finished_job_and_the_one_it_stopped(tmp_path):
+    run_dir, manifest, wf = _synthetic_run(tmp_path, 2)
+    run_id = run_dir.name
+    # the second job was killed: its output never appeared and Snakemake never said it finished
+    (tmp_path / f"runs/{run_id}/results/part_1.txt").unlink()
+    record_file = tmp_path / ".snakemake" / "metadata" / urlsafe_b64encode(
+        f"runs/{run_id}/results/part_1.txt".encode()).decode()
+    record_file.unlink()
+    log = run_dir / "snakemake.log"
+    log.write_text(log.read_text().replace("Finished jobid: 2 (Rule: wf_step)", "Terminating processes on user request"))
+    record = json.loads((run_dir / "run.json").read_text())
+    record.update(status="cancelled", cancelled_by="SIGINT")
+    (run_dir / "run.json").write_text(json.dumps(record))
+    capture.capture(run_dir, tmp_path, tmp_path, manifest, {}, wf, None, "cancelled", "wf_")
+    data = prov_json(run_dir)
+    statuses = {val(a["sg:wildcards"]): val(a["sg:status"]) for a in jobs_of(data).values()}
+    assert statuses == {'{"i":"0"}': "succeeded", '{"i":"1"}': "cancelled"}
+    run = data["activity"][f"run:{run_id}"]
+    assert val(run["sg:status"]) == "cancelled" and val(run["sg:cancelledBy"]) == "SIGINT"
+    assert val(run["sg:stoppedAt"]) == f"run:{run_id}/job/step/1"
+    killed_log = f"file:runs/{run_id}/logs/part_1.log"
+    assert generated_by(data)[killed_log] == [f"run:{run_id}/job/step/1"]
+
+
+def test_the_provenance_package_imports_no_snakegate_core_module():
+    import ast
+
+    for path in sorted((REPO / "provenance").glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for name in names:
+                if name == "snakegate" or name.startswith("snakegate."):
+                    assert name.startswith("snakegate.provenance"), f"{path.name} imports {name}"
