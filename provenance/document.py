@@ -36,6 +36,8 @@ NAMESPACES = {
 }
 
 FILES_WRITTEN = ("prov.json", "prov.provn", "prov.ttl")
+# up to this many records prov.ttl is pretty Turtle with prefixes (about 500 jobs), beyond it N-Triples syntax
+TURTLE_PRETTY_MAX_RECORDS = 5000
 
 
 class Q(str):
@@ -171,8 +173,15 @@ class Document:
     @staticmethod
     def texts(doc) -> tuple[str, str, str]:
         """(PROV-JSON, PROV-N, PROV-O Turtle) of a ProvDocument, each written by `prov` itself."""
-        return (doc.serialize(format="json", indent=1) + "\n", doc.get_provn() + "\n",
-                doc.serialize(format="rdf", rdf_format="turtle"))
+        return (doc.serialize(format="json", indent=1) + "\n", doc.get_provn() + "\n", Document.turtle_of(doc))
+
+    @staticmethod
+    def turtle_of(doc) -> str:
+        """prov's PROV-O graph as Turtle. A big graph is written in the N-Triples subset of Turtle:
+        rdflib's pretty Turtle writer sorts and groups every subject and costs as much again as
+        prov's encoding, while N-Triples is a plain pass (and any Turtle reader reads it)."""
+        records = len(doc.records)
+        return doc.serialize(format="rdf", rdf_format="turtle" if records <= TURTLE_PRETTY_MAX_RECORDS else "nt")
 
     def json_text(self) -> str:
         return self.to_prov().serialize(format="json", indent=1) + "\n"
@@ -184,7 +193,7 @@ class Document:
         return self.to_prov().get_provn() + "\n"
 
     def turtle_text(self) -> str:
-        return self.to_prov().serialize(format="rdf", rdf_format="turtle")
+        return self.turtle_of(self.to_prov())
 
     def write(self, folder: Path) -> list[Path]:
         """Write prov.json, prov.provn and prov.ttl into `folder` (each write-then-rename)."""

@@ -1,0 +1,153 @@
+"""Gate cost: `snakegate validate` vs `snakemake -n` (items 1) and the warm in-process gate (item 2).
+
+Item 1 compares two fresh processes on the same config: the gate (schema, data
+checks, Snakemake DAG) against the dry run a careful user already pays, for the
+first example of every curated workflow and for the synthetic fan-out. Runs are
+interleaved (gate, dry run, gate, ...) so a change of machine load hits both.
+
+Item 2 is `validate_params` as the agent calls it: `gate()` repeated in one
+process on an already-loaded registry (the first call, which builds the DAG,
+is reported apart as `cold`).
+
+Run alone: python bench/bench_gate.py [--quick]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from common import (
+    REPO, SNAKEGATE, SNAKEMAKE, Scratch, fmt_ratio, fmt_s, make_fanout_registry, median, r3, run_timed,
+)
+
+DRY_RUN_TARGET = 1.0
+WARM_TARGET_S = 0.050
+
+
+def curated_examples() -> list[tuple[str, Path]]:
+    """(workflow id, first example) for every loadable workflow of the repository's registry."""
+    from snakegate.registry import Registry
+    registry = Registry.load(REPO)
+    for folder, why in sorted(registry.broken.items()):
+        print(f"  note: workflows/{folder} cannot be loaded and is not timed ({why.splitlines()[0]})", file=sys.stderr)
+    out = []
+    for wf_id in registry.ids():
+        examples = registry.workflows[wf_id].examples()
+        if examples:
+            out.append((wf_id, examples[0]))
+    return out
+
+
+def resolved_params(registry_root: Path, example: Path) -> tuple[dict | None, str | None]:
+    """The params Snakemake would be handed for `example` (absolute artifact paths), or why not."""
+    from snakegate.gate import gate
+    from snakegate.registry import Registry
+    from snakegate.runconfig import read_run_config
+    from snakegate.settings import load_settings
+
+    data, error = read_run_config(example)
+    if error is not None:
+        return None, error.message
+    result = gate(Registry.load(registry_root), data, load_settings(registry_root), check_dag=False)
+    if not result.ok:
+        return None, "; ".join(f"{e.path}: {e.message}" for e in result.errors)
+    return result.resolved_params, None
+
+
+def compare(case: str, registry_root: Path, run_config: Path, snakefile: Path, params: dict,
+            scratch: Scratch, reps: int, warmup: bool, timeout: float) -> dict:
+    params_file = scratch.fresh("params") / "params.yaml"
+    params_file.write_text(json.dumps(params))  # JSON is YAML
+    gate_cmd = [SNAKEGATE, "--registry", str(registry_root), "validate", str(run_config)]
+
+    def dry_cmd():
+        return [SNAKEMAKE, "-n", "-s", str(snakefile), "--configfile", str(params_file), "-d", str(scratch.fresh("dry"))]
+
+    if warmup:  # first runs pay for cold disk caches and .pyc files; neither side should carry that
+        run_timed(gate_cmd, cwd=registry_root, timeout=timeout)
+        run_timed(dry_cmd(), cwd=registry_root, timeout=timeout)
+    gate_walls, dry_walls, problems = [], [], []
+    for _ in range(reps):
+        wall, code, tail = run_timed(gate_cmd, cwd=registry_root, timeout=timeout)
+        (gate_walls if code == 0 else problems).append(wall if code == 0 else f"validate exit {code}: {tail}")
+        wall, code, tail = run_timed(dry_cmd(), cwd=registry_root, timeout=timeout)
+        (dry_walls if code == 0 else problems).append(wall if code == 0 else f"snakemake -n exit {code}: {tail}")
+    g, d = median(gate_walls), median(dry_walls)
+    ratio = g / d if g is not None and d else None
+    row = {"case": case, "validate_s": r3(g), "dry_run_s": r3(d), "ratio": r3(ratio), "runs": reps,
+           "validate_walls_s": [r3(w) for w in gate_walls], "dry_run_walls_s": [r3(w) for w in dry_walls],
+           "target": f"ratio <= {DRY_RUN_TARGET}", "met": ratio is not None and ratio <= DRY_RUN_TARGET}
+    if problems:
+        row["problems"] = problems[:3]
+    print(f"  {case:<28} validate {fmt_s(g):>9}   snakemake -n {fmt_s(d):>9}   ratio {fmt_ratio(ratio)}",
+          flush=True)
+    return row
+
+
+def gate_vs_dry_run(scratch: Scratch, quick: bool, reps: int, timeout: float) -> dict:
+    print("1. gate vs dry run (snakegate validate / snakemake -n)", flush=True)
+    rows = []
+    for wf_id, example in curated_examples():
+        params, why = resolved_params(REPO, example)
+        case = f"{wf_id} ({example.name})"
+        if params is None:
+            rows.append({"case": case, "problems": [f"example does not pass the gate: {why}"], "met": False})
+            print(f"  {case:<28} skipped: example does not pass the gate", flush=True)
+            continue
+        rows.append(compare(case, REPO, example, REPO / "workflows" / wf_id / "Snakefile", params, scratch,
+                            reps, warmup=not quick, timeout=timeout))
+    fan = make_fanout_registry(scratch.fresh("fanout-gate"))
+    for n in ([100, 1000] if quick else [100, 1000, 10000]):
+        rows.append(compare(f"fanout {n:,} jobs", fan.root, fan.run_config(n), fan.snakefile, fan.params(n), scratch,
+                            reps, warmup=not quick and n < 10000, timeout=timeout))
+    return {"rows": rows, "target": f"validate / snakemake -n <= {DRY_RUN_TARGET} (median of {reps} runs)"}
+
+
+def warm_gate(quick: bool, calls: int) -> dict:
+    """gate() as the agent's validate_params calls it: one loaded registry, the same invocation again and again."""
+    from snakegate.gate import gate
+    from snakegate.registry import Registry
+    from snakegate.runconfig import read_run_config
+    from snakegate.settings import load_settings
+
+    print(f"2. warm in-process gate (gate() x {calls} on a loaded registry)", flush=True)
+    registry = Registry.load(REPO)
+    settings = load_settings(REPO)
+    rows = []
+    for wf_id, example in curated_examples():
+        invocation, error = read_run_config(example)
+        if error is not None:
+            rows.append({"case": wf_id, "problems": [error.message], "met": False})
+            continue
+        start = time.perf_counter()
+        first = gate(registry, invocation, settings)
+        cold = time.perf_counter() - start
+        walls = []
+        for _ in range(calls):
+            start = time.perf_counter()
+            result = gate(registry, invocation, settings)
+            walls.append(time.perf_counter() - start)
+        warm = median(walls)
+        row = {"case": f"{wf_id} ({example.name})", "cold_s": r3(cold), "warm_median_s": round(warm, 5),
+               "warm_max_s": round(max(walls), 5), "calls": calls, "ok": first.ok and result.ok,
+               "target": f"warm median <= {WARM_TARGET_S * 1000:.0f} ms", "met": warm <= WARM_TARGET_S}
+        if not row["ok"]:
+            row["problems"] = [f"{e.path}: {e.message}" for e in (first.errors or result.errors)][:3]
+        rows.append(row)
+        print(f"  {row['case']:<36} cold {fmt_s(cold):>9}   warm median {warm * 1000:7.1f} ms   "
+              f"max {max(walls) * 1000:7.1f} ms", flush=True)
+    return {"rows": rows, "target": f"median <= {WARM_TARGET_S * 1000:.0f} ms per call"}
+
+
+if __name__ == "__main__":
+    quick = "--quick" in sys.argv
+    scratch = Scratch()
+    try:
+        out = {"gate_vs_dry_run": gate_vs_dry_run(scratch, quick, reps=1 if quick else 3, timeout=600),
+               "warm_gate": warm_gate(quick, calls=10 if quick else 50)}
+    finally:
+        scratch.close()
+    print(json.dumps(out, indent=2))
