@@ -10,56 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-def git(root: Path, *args) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
+from registry_copies import make_registry, new_run as started, run_names as runs, snakegate
 
 
 def make_git_registry(root: Path) -> Path:
-    (root / "workflows").mkdir(parents=True)
-    shutil.copy(REPO / "Snakefile", root / "Snakefile")
-    shutil.copytree(REPO / "schemas", root / "schemas", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "workflows" / "tabular-profile", root / "workflows" / "tabular-profile",
-                    ignore=shutil.ignore_patterns(".snakemake", "__pycache__"))
-    (root / "data" / "examples").mkdir(parents=True)
-    for f in (REPO / "data" / "examples").glob("tabular-*.csv"):
-        shutil.copy(f, root / "data" / "examples" / f.name)
-    (root / ".gitignore").write_text("/runs/\n.snakemake/\n__pycache__/\n")
-    git(root, "init", "-q")
-    git(root, "config", "user.name", "Ada Tester")
-    git(root, "config", "user.email", "ada@example.org")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "registry for command tests")
-    return root
-
-
-def snakegate(root: Path, *args) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SNAKEGATE_")}
-    proc = subprocess.run([sys.executable, "-m", "snakegate.cli", *map(str, args)], cwd=root, env=env,
-                          capture_output=True, text=True, timeout=600)
-    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
-    return proc
-
-
-def runs(root: Path) -> set[str]:
-    return {p.name for p in (root / "runs").iterdir()} if (root / "runs").is_dir() else set()
-
-
-def started(root: Path, before: set[str]) -> Path:
-    new = runs(root) - before
-    assert len(new) == 1, new
-    return root / "runs" / new.pop()
+    return make_registry(root, with_git=True, message="registry for command tests")
 
 
 def prov_json(run_dir: Path) -> dict:

@@ -13,10 +13,8 @@ import hashlib
 import importlib.metadata
 import json
 import os
-import shutil
 import subprocess
 import sys
-import textwrap
 import warnings
 from base64 import urlsafe_b64encode
 from pathlib import Path
@@ -29,7 +27,8 @@ from ruamel.yaml import YAML
 from snakegate.provenance import capture, origin
 from snakegate.provenance.document import Document, Q, local
 
-REPO = Path(__file__).resolve().parents[1]
+from registry_copies import REPO, clean_env, git, make_registry, new_run, run_names, snakegate
+
 SECRET = "s3cret-token-0042"
 
 TINY_FAIL = {
@@ -103,52 +102,8 @@ TINY_FAIL = {
 
 
 # ---- the shared registry and its runs -----------------------------------------------------------
-def git(root: Path, *args) -> str:
-    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
-
-
 def make_git_registry(root: Path, extra_workflows: dict[str, dict] | None = None) -> Path:
-    """Snakefile, schemas/, tabular-profile (+ extras) and the demo tables, committed in a new git repository."""
-    (root / "workflows").mkdir(parents=True)
-    shutil.copy(REPO / "Snakefile", root / "Snakefile")
-    shutil.copytree(REPO / "schemas", root / "schemas", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(REPO / "workflows" / "tabular-profile", root / "workflows" / "tabular-profile",
-                    ignore=shutil.ignore_patterns(".snakemake", "__pycache__"))
-    (root / "data" / "examples").mkdir(parents=True)
-    for f in (REPO / "data" / "examples").glob("tabular-*.csv"):
-        shutil.copy(f, root / "data" / "examples" / f.name)
-    for wf_id, files in (extra_workflows or {}).items():
-        (root / "workflows" / wf_id).mkdir()
-        for name, text in files.items():
-            (root / "workflows" / wf_id / name).write_text(textwrap.dedent(text))
-    (root / ".gitignore").write_text("/runs/\n.snakemake/\n__pycache__/\n")
-    git(root, "init", "-q")
-    git(root, "config", "user.name", "Ada Tester")
-    git(root, "config", "user.email", "ada@example.org")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "registry for provenance tests")
-    return root
-
-
-def clean_env() -> dict:
-    return {k: v for k, v in os.environ.items() if not k.startswith("SNAKEGATE_")}
-
-
-def snakegate(root: Path, *args) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "snakegate.cli", *map(str, args)], cwd=root, env=clean_env(),
-                          capture_output=True, text=True, timeout=600)
-    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
-    return proc
-
-
-def new_run(root: Path, before: set[str]) -> Path:
-    runs = {p.name for p in (root / "runs").iterdir() if p.is_dir()} - before
-    assert len(runs) == 1, runs
-    return root / "runs" / runs.pop()
-
-
-def existing_runs(root: Path) -> set[str]:
-    return {p.name for p in (root / "runs").iterdir()} if (root / "runs").is_dir() else set()
+    return make_registry(root, extra_workflows, with_git=True, message="registry for provenance tests")
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +113,7 @@ def registry(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def succeeded_run(registry) -> Path:
-    before = existing_runs(registry)
+    before = run_names(registry)
     proc = snakegate(registry, "run", "workflows/tabular-profile/examples/basic.yaml")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return new_run(registry, before)
@@ -168,7 +123,7 @@ def succeeded_run(registry) -> Path:
 def failed_run(registry) -> Path:
     config = registry / "fail.yaml"
     config.write_text(f"workflow: tiny-fail\nparams:\n  token: {SECRET}\n")
-    before = existing_runs(registry)
+    before = run_names(registry)
     proc = snakegate(registry, "run", config)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     return new_run(registry, before)
@@ -176,7 +131,7 @@ def failed_run(registry) -> Path:
 
 @pytest.fixture(scope="module")
 def plain_run(registry, succeeded_run) -> Path:
-    before = existing_runs(registry)
+    before = run_names(registry)
     proc = subprocess.run([sys.executable, "-m", "snakemake", "--configfile",
                            "workflows/tabular-profile/examples/basic.yaml", "--cores", "1"],
                           cwd=registry, env=clean_env(), capture_output=True, text=True, timeout=600)

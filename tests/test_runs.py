@@ -12,14 +12,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import textwrap
 import time
 from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
 
-REPO = Path(__file__).resolve().parents[1]
+from registry_copies import REPO, make_registry
 
 FAILING_WORKFLOW = {
     "workflow.yaml": """\
@@ -83,19 +82,7 @@ def _yaml(path: Path):
 @pytest.fixture
 def registry(tmp_path) -> Path:
     """A private registry: the real top-level Snakefile, tabular-profile, a failing workflow, demo data."""
-    root = tmp_path / "registry"
-    (root / "workflows").mkdir(parents=True)
-    shutil.copy(REPO / "Snakefile", root / "Snakefile")
-    shutil.copytree(REPO / "workflows" / "tabular-profile", root / "workflows" / "tabular-profile",
-                    ignore=shutil.ignore_patterns(".snakemake", "__pycache__"))
-    (root / "data" / "examples").mkdir(parents=True)
-    for f in (REPO / "data" / "examples").glob("tabular-*"):
-        shutil.copy(f, root / "data" / "examples" / f.name)
-    wf = root / "workflows" / "fails-on-purpose"
-    wf.mkdir()
-    for name, text in FAILING_WORKFLOW.items():
-        (wf / name).write_text(textwrap.dedent(text))
-    return root
+    return make_registry(tmp_path / "registry", {"fails-on-purpose": FAILING_WORKFLOW})
 
 
 def sg(root: Path, *args, check=None, **kw) -> subprocess.CompletedProcess:

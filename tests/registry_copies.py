@@ -1,0 +1,70 @@
+"""Throw-away registries for tests that run workflows: the real top-level Snakefile, tabular-profile,
+the demo tables, optional extra workflows, and optionally a git repository around them.
+
+Imported by the test modules (tests/ is on sys.path under pytest's default import mode).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def git(root: Path, *args) -> str:
+    return subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def make_registry(root: Path, extra_workflows: dict[str, dict] | None = None, *, with_git: bool = False,
+                  message: str = "test registry") -> Path:
+    """Snakefile, schemas/, tabular-profile (+ extras: {id: {file name: text}}) and the demo tables."""
+    (root / "workflows").mkdir(parents=True)
+    shutil.copy(REPO / "Snakefile", root / "Snakefile")
+    shutil.copytree(REPO / "schemas", root / "schemas", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "workflows" / "tabular-profile", root / "workflows" / "tabular-profile",
+                    ignore=shutil.ignore_patterns(".snakemake", "__pycache__"))
+    (root / "data" / "examples").mkdir(parents=True)
+    for f in (REPO / "data" / "examples").glob("tabular-*.csv"):
+        shutil.copy(f, root / "data" / "examples" / f.name)
+    for wf_id, files in (extra_workflows or {}).items():
+        (root / "workflows" / wf_id).mkdir()
+        for name, text in files.items():
+            (root / "workflows" / wf_id / name).write_text(textwrap.dedent(text))
+    if with_git:
+        (root / ".gitignore").write_text("/runs/\n.snakemake/\n__pycache__/\n")
+        git(root, "init", "-q")
+        git(root, "config", "user.name", "Ada Tester")
+        git(root, "config", "user.email", "ada@example.org")
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-m", message)
+    return root
+
+
+def clean_env(**extra: str) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SNAKEGATE_")}
+    env.update(extra)
+    return env
+
+
+def snakegate(root: Path, *args, timeout: float = 600) -> subprocess.CompletedProcess:
+    """The console command, run as a user would from the registry root; never a traceback."""
+    proc = subprocess.run([sys.executable, "-m", "snakegate.cli", *map(str, args)], cwd=root, env=clean_env(),
+                          capture_output=True, text=True, timeout=timeout)
+    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
+    return proc
+
+
+def run_names(root: Path) -> set[str]:
+    return {p.name for p in (root / "runs").iterdir() if p.is_dir()} if (root / "runs").is_dir() else set()
+
+
+def new_run(root: Path, before: set[str]) -> Path:
+    """The one run folder that appeared since `before`."""
+    new = run_names(root) - before
+    assert len(new) == 1, new
+    return root / "runs" / new.pop()
