@@ -1,0 +1,23 @@
+"""The DESIGN.md layout (provenance/, agent/, tui/, schemas/ beside snakegate/) imports from a source checkout.
+
+Snakemake puts the registry root first on sys.path, so with a regular (non-editable) install the
+top-level Snakefile imports the checkout's snakegate/ folder, not the installed package.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_mapped_subpackages_import_from_the_source_checkout_without_an_install():
+    # -S: no site-packages, so no installed or editable snakegate can answer; only the checkout on sys.path
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); "
+            "import snakegate.provenance.runstore, snakegate.agent, snakegate.tui, snakegate.schemas; "
+            "print(snakegate.provenance.runstore.__file__)")
+    proc = subprocess.run([sys.executable, "-S", "-c", code, str(REPO)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert Path(proc.stdout.strip()) == REPO / "provenance" / "runstore.py"
