@@ -195,19 +195,6 @@ def iter_nodes(schema: dict, value: Any, parts: tuple = ()) -> Iterator[Node]:
                 yield from iter_nodes(items, item, parts + (i,))
 
 
-def column_refs(node: Node) -> str | None:
-    """The param whose table `node`'s value must be a column of, if any.
-    On an array, `x-column-of` applies to each item."""
-    ref = node.schema.get("x-column-of")
-    if ref and isinstance(node.value, str):
-        return ref
-    return None
-
-
-def artifact_type(node: Node) -> str | None:
-    return node.schema.get("x-artifact") if not node.is_key else None
-
-
 def is_builtin(node: Node) -> bool:
     return isinstance(node.value, str) and node.value in (node.schema.get("x-builtins") or [])
 
@@ -224,10 +211,6 @@ def iter_column_nodes(schema: dict, params: dict) -> Iterator[tuple[Node, str]]:
                     yield Node(node.parts + (i,), node.schema, item), ref
         elif isinstance(node.value, str):
             yield node, ref
-
-
-def sensitive_paths(schema: dict, params: dict) -> list[tuple]:
-    return [n.parts for n in iter_nodes(schema, params) if n.schema.get("x-sensitive") and not n.is_key]
 
 
 def _walk_schema(schema: Any, pointer: str = "") -> Iterator[tuple[str, dict]]:

@@ -92,7 +92,7 @@ class RunContext:
             self.run_dir, run_id=self.run_id, workflow=self.result.workflow, version=self.result.invocation.version,
             invocation_id=self.result.invocation_id, status="running", stage="jobs-running",
             started=record.get("started") or runstore.utc_now(), source=record.get("source", self.source),
-            outputs=self._outputs(),
+            outputs=self.declared_outputs(),
         )
 
     def on_success(self, log=None) -> None:
@@ -107,7 +107,7 @@ class RunContext:
         log_path = _first(log)
         if log_path and Path(log_path).is_file():
             shutil.copyfile(log_path, self.run_dir / runstore.SNAKEMAKE_LOG)
-        fields = {"status": status, "stage": "finished", "ended": runstore.utc_now(), "outputs": self._outputs()}
+        fields = {"status": status, "stage": "finished", "ended": runstore.utc_now(), "outputs": self.declared_outputs()}
         if status == "failed":
             failed = snakemakelog.read_failed_jobs(log_path)
             if failed:
@@ -120,7 +120,7 @@ class RunContext:
         if self._lock is not None:
             self._lock.release()
 
-    def _outputs(self) -> list[dict]:
+    def declared_outputs(self) -> list[dict]:
         return [{"name": name, "path": f"{self.prefix}/{out.path}", "type": out.type,
                  "exists": (self.run_dir / out.path).is_file()}
                 for name, out in self.workflow.manifest.outputs.items()]
@@ -153,9 +153,10 @@ def strip_prefix(rule: str) -> str:
     return rule[len(MODULE_PREFIX):] if rule.startswith(MODULE_PREFIX) else rule
 
 
-def _relative_to_cwd(path: Path) -> str:
-    rel = os.path.relpath(path, Path.cwd())
-    return path.as_posix() if rel.startswith("..") else Path(rel).as_posix()
+def output_prefix(run_dir: Path, workdir: Path) -> str:
+    """Where Snakemake, working in `workdir`, puts the run's outputs: relative when inside it."""
+    rel = os.path.relpath(run_dir, workdir)
+    return run_dir.as_posix() if rel.startswith("..") else Path(rel).as_posix()
 
 
 def prepare(config: dict, registry_root: str | os.PathLike) -> RunContext:
@@ -174,4 +175,4 @@ def prepare(config: dict, registry_root: str | os.PathLike) -> RunContext:
     run_dir = settings.runs_dir / run_id
     source = "snakegate run" if os.environ.get(runstore.LOCK_HELD_ENV) == run_id else "snakemake"
     return RunContext(settings=settings, workflow=registry.get(result.workflow), result=result, run_id=run_id,
-                      run_dir=run_dir, prefix=_relative_to_cwd(run_dir), source=source)
+                      run_dir=run_dir, prefix=output_prefix(run_dir, Path.cwd()), source=source)

@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -184,13 +185,6 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
                      "".join(log_lines))
 
 
-def _display(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return str(path)
-
-
 def _child_setup() -> None:
     """Own process group (so a cancel reaches Snakemake's jobs too) and default SIGINT: a shell that
     starts `snakegate run &` ignores SIGINT, and an ignored signal would be inherited by Snakemake."""
@@ -209,8 +203,6 @@ CANCEL_GRACE_S = (20.0, 10.0)  # SIGINT -> wait -> SIGTERM -> wait -> SIGKILL
 
 
 def _escalate_later(proc: subprocess.Popen) -> None:
-    import threading
-
     def escalate():
         for sig, wait in ((signal.SIGTERM, CANCEL_GRACE_S[0]), (signal.SIGKILL, CANCEL_GRACE_S[1])):
             try:
@@ -223,25 +215,12 @@ def _escalate_later(proc: subprocess.Popen) -> None:
 
 
 def _in_main_thread() -> bool:
-    import threading
     return threading.current_thread() is threading.main_thread()
-
-
-def cancel(run_dir: Path) -> None:
-    """Ask a running `snakegate run` to stop (as Ctrl-C would): used by the chat's cancel button."""
-    record = runstore.read_run(run_dir)
-    pid = record.get("snakemake_pid")
-    if pid:
-        try:
-            os.killpg(int(pid), signal.SIGINT)
-        except (ProcessLookupError, PermissionError):
-            pass
 
 
 def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, progress, log_text) -> RunOutcome:
     record = runstore.read_run(run_dir)
-    outputs = [{"name": name, "path": _display(run_dir / out.path, settings.registry_root), "type": out.type,
-                "exists": (run_dir / out.path).is_file()} for name, out in wf.manifest.outputs.items()]
+    outputs = _context(wf, settings, run_dir, result).declared_outputs()
     if signal_name:
         status = "cancelled"
     elif exit_code == 0:
@@ -256,8 +235,7 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, pro
     fields["duration_s"] = runstore.duration_s({"started": record.get("started"), "ended": fields["ended"]})
     if status != "succeeded":
         fields["partial_outputs"] = sorted(
-            p.relative_to(run_dir).as_posix() for sub in ("results",) if (run_dir / sub).is_dir()
-            for p in (run_dir / sub).rglob("*") if p.is_file())
+            p.relative_to(run_dir).as_posix() for p in (run_dir / "results").rglob("*") if p.is_file())
     if status == "failed":
         failed = snakemakelog.failed_jobs(log_text)
         if failed:
@@ -276,10 +254,16 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, pro
     return RunOutcome(run_id=run_id, run_dir=run_dir, status=status, exit_code=exit_code, record=record, gate=result)
 
 
-def _record_provenance_after(wf, settings, run_dir, result, status) -> None:
-    from snakegate.entry import RunContext, record_provenance, _relative_to_cwd
+def _context(wf, settings, run_dir, result):
+    """The same context the top-level Snakefile builds (Snakemake runs from the registry root)."""
+    from snakegate.entry import RunContext, output_prefix
 
-    ctx = RunContext(settings=settings, workflow=wf, result=result, run_id=run_dir.name, run_dir=run_dir,
-                     prefix=_relative_to_cwd(run_dir), source="snakegate run")
+    return RunContext(settings=settings, workflow=wf, result=result, run_id=run_dir.name, run_dir=run_dir,
+                      prefix=output_prefix(run_dir, settings.registry_root), source="snakegate run")
+
+
+def _record_provenance_after(wf, settings, run_dir, result, status) -> None:
+    from snakegate.entry import record_provenance
+
     log = run_dir / runstore.SNAKEMAKE_LOG
-    record_provenance(ctx, str(log) if log.exists() else None, status)
+    record_provenance(_context(wf, settings, run_dir, result), str(log) if log.exists() else None, status)

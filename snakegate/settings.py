@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from snakegate.errors import UserError
@@ -29,7 +29,6 @@ class Settings:
     registry_root: Path
     data_roots: tuple[Path, ...]
     runs_dir: Path
-    extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     def with_data_roots(self, *roots: Path) -> "Settings":
         return Settings(self.registry_root, tuple(self.data_roots) + tuple(r.resolve() for r in roots), self.runs_dir)
@@ -83,7 +82,6 @@ def load_settings(registry_root: Path) -> Settings:
         registry_root=registry_root,
         data_roots=tuple(_resolve(registry_root, r) for r in roots),
         runs_dir=_resolve(registry_root, runs),
-        extra=data,
     )
 
 
