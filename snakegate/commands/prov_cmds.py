@@ -253,7 +253,9 @@ def cmd_fork(ctx) -> int:
     options = options_from(ctx.args, forcerun=changed, seed_from=parent)
     outcome = run_and_report(ctx, invocation, options, source, extra_record={
         "parent_run": parent.name, "parent_invocation_id": parent_inv, "fork_changes": changes})
-    executed = outcome.record.get("jobs_executed") or []
+    # in the manifest's rule order, not the order the scheduler happened to pick for independent jobs
+    order = {rule: i for i, rule in enumerate(wf.manifest.rules)}
+    executed = sorted(outcome.record.get("jobs_executed") or [], key=lambda r: (order.get(r, len(order)), r))
     print(f"  re-executed {len(executed)} job(s): {', '.join(executed) or 'none'}")
     return exit_for(outcome.status)
 
