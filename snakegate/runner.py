@@ -42,7 +42,10 @@ class RunOptions:
     seed_from: Path | None = None  # a parent run whose outputs are copied in first (fork)
 
     def snakemake_args(self) -> list[str]:
-        args = ["--cores", str(self.cores)]
+        # The run folder's own flock excludes a second execution of the same run, and run folders never
+        # share outputs. Snakemake's directory lock adds nothing here and hurts concurrent runs: every
+        # Snakemake that finishes deletes the whole shared .snakemake/locks folder, other runs' locks too.
+        args = ["--nolock", "--cores", str(self.cores)]
         if self.executor:
             args += ["--executor", self.executor]
         if self.jobs:
