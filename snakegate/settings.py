@@ -7,16 +7,24 @@ Settings come from `snakegate.toml` at the registry root:
     [paths]
     data_roots = ["data"]   # folders input artifacts must live in
     runs = "runs"           # where run folders are written
+    drafts = "drafts"       # where the chat writes validated run configs awaiting approval
 
-and are overridden by `SNAKEGATE_DATA_ROOTS` (os.pathsep-separated) and
-`SNAKEGATE_RUNS`. Relative paths resolve against the registry root.
+    [agent]                 # the chat's model; without a model the chat is an offline guided dialogue
+    base_url = "http://localhost:11434/v1"   # any OpenAI-compatible server
+    model = "qwen2.5:7b"
+
+and are overridden by `SNAKEGATE_DATA_ROOTS` (os.pathsep-separated),
+`SNAKEGATE_RUNS`, `SNAKEGATE_DRAFTS`, `SNAKEGATE_LLM_BASE_URL` and
+`SNAKEGATE_LLM_MODEL`. The API key is read only from the environment
+(`SNAKEGATE_LLM_API_KEY`, else `OPENAI_API_KEY`), never from a file in the
+registry. Relative paths resolve against the registry root.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from snakegate.errors import UserError
@@ -29,9 +37,16 @@ class Settings:
     registry_root: Path
     data_roots: tuple[Path, ...]
     runs_dir: Path
+    drafts_dir: Path | None = None  # None: <registry>/drafts
+    llm_base_url: str | None = None  # None: no model configured; the chat runs the guided dialogue
+    llm_model: str | None = None
+
+    def __post_init__(self):
+        if self.drafts_dir is None:
+            object.__setattr__(self, "drafts_dir", self.registry_root / "drafts")
 
     def with_data_roots(self, *roots: Path) -> "Settings":
-        return Settings(self.registry_root, tuple(self.data_roots) + tuple(r.resolve() for r in roots), self.runs_dir)
+        return replace(self, data_roots=tuple(self.data_roots) + tuple(r.resolve() for r in roots))
 
 
 def find_registry_root(start: Path | None = None, explicit: str | os.PathLike | None = None) -> Path:
@@ -75,13 +90,27 @@ def load_settings(registry_root: Path) -> Settings:
     runs = paths.get("runs", "runs")
     if not isinstance(runs, str):
         raise UserError(f"{settings_path}: paths.runs must be a folder name, got {runs!r}")
+    drafts = paths.get("drafts", "drafts")
+    if not isinstance(drafts, str):
+        raise UserError(f"{settings_path}: paths.drafts must be a folder name, got {drafts!r}")
+    agent = data.get("agent", {}) if isinstance(data.get("agent", {}), dict) else {}
+    llm = {}
+    for key in ("base_url", "model"):
+        value = agent.get(key)
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise UserError(f"{settings_path}: agent.{key} must be a non-empty string, got {value!r}")
+        llm[key] = os.environ.get(f"SNAKEGATE_LLM_{key.upper()}") or value
     if env_roots := os.environ.get("SNAKEGATE_DATA_ROOTS"):
         roots = [r for r in env_roots.split(os.pathsep) if r]
     runs = os.environ.get("SNAKEGATE_RUNS", runs)
+    drafts = os.environ.get("SNAKEGATE_DRAFTS", drafts)
     return Settings(
         registry_root=registry_root,
         data_roots=tuple(_resolve(registry_root, r) for r in roots),
         runs_dir=_resolve(registry_root, runs),
+        drafts_dir=_resolve(registry_root, drafts),
+        llm_base_url=llm["base_url"],
+        llm_model=llm["model"],
     )
 
 

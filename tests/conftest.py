@@ -22,7 +22,8 @@ TABULAR_VERSION = re.search(r"^version:\s*(\S+)", (TABULAR / "workflow.yaml").re
 @pytest.fixture(autouse=True)
 def _no_snakegate_env(monkeypatch):
     """A developer's own SNAKEGATE_* settings must never leak into a test."""
-    for name in ("SNAKEGATE_REGISTRY", "SNAKEGATE_DATA_ROOTS", "SNAKEGATE_RUNS"):
+    for name in ("SNAKEGATE_REGISTRY", "SNAKEGATE_DATA_ROOTS", "SNAKEGATE_RUNS", "SNAKEGATE_DRAFTS",
+                 "SNAKEGATE_LLM_BASE_URL", "SNAKEGATE_LLM_MODEL", "SNAKEGATE_LLM_API_KEY", "OPENAI_API_KEY"):
         monkeypatch.delenv(name, raising=False)
 
 
