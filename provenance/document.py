@@ -6,6 +6,12 @@ attributes merged) and relations to a `Document`, a light list of records;
 prov.json (PROV-JSON), prov.provn (PROV-N) and prov.ttl (PROV-O Turtle) with
 prov's own serialisers, so the three files carry the same identifiers.
 
+prov's PROV-O encoding costs ten times its JSON and PROV-N writers together
+(about 21 s of 26 s at 10,000 jobs), so a big run's prov.ttl is deferred: the
+run writes prov.json and prov.provn, and `ensure_turtle()` makes prov.ttl from
+prov.json, with prov, the first time it is asked for (`snakegate prov --format
+ttl`, `snakegate export`).
+
 Identifiers are "prefix:local" strings; `local()` makes any text a legal
 local part (percent-encoding what PROV-N or an IRI would not accept).
 Attribute values are str, int, bool, datetime or `Q` (a qualified-name value).
@@ -38,6 +44,9 @@ NAMESPACES = {
 FILES_WRITTEN = ("prov.json", "prov.provn", "prov.ttl")
 # up to this many records prov.ttl is pretty Turtle with prefixes (about 500 jobs), beyond it N-Triples syntax
 TURTLE_PRETTY_MAX_RECORDS = 5000
+# up to this many records (about 100 jobs, every curated workflow) a run writes prov.ttl at once; a bigger run
+# defers it to ensure_turtle(): its encoding would be most of the run's provenance cost (see the module doc)
+TURTLE_EAGER_MAX_RECORDS = 1000
 
 
 class Q(str):
@@ -171,11 +180,6 @@ class Document:
         return doc
 
     @staticmethod
-    def texts(doc) -> tuple[str, str, str]:
-        """(PROV-JSON, PROV-N, PROV-O Turtle) of a ProvDocument, each written by `prov` itself."""
-        return (doc.serialize(format="json", indent=1) + "\n", doc.get_provn() + "\n", Document.turtle_of(doc))
-
-    @staticmethod
     def turtle_of(doc) -> str:
         """prov's PROV-O graph as Turtle. A big graph is written in the N-Triples subset of Turtle:
         rdflib's pretty Turtle writer sorts and groups every subject and costs as much again as
@@ -195,13 +199,36 @@ class Document:
     def turtle_text(self) -> str:
         return self.turtle_of(self.to_prov())
 
-    def write(self, folder: Path) -> list[Path]:
-        """Write prov.json, prov.provn and prov.ttl into `folder` (each write-then-rename)."""
-        paths = []
-        for name, text in zip(FILES_WRITTEN, self.texts(self.to_prov())):
-            path = Path(folder) / name
-            tmp = path.with_name(f".{name}.tmp-{os.getpid()}")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, path)
-            paths.append(path)
+    def write(self, folder: Path, turtle_max_records: int = TURTLE_EAGER_MAX_RECORDS) -> list[Path]:
+        """Write prov.json and prov.provn into `folder`, and prov.ttl when the document has at most
+        `turtle_max_records` records (else `ensure_turtle()` writes it when first asked). Each file is
+        written then renamed into place."""
+        doc = self.to_prov()
+        folder = Path(folder)
+        paths = [_write_atomic(folder / "prov.json", doc.serialize(format="json", indent=1) + "\n"),
+                 _write_atomic(folder / "prov.provn", doc.get_provn() + "\n")]
+        if len(doc.records) <= turtle_max_records:
+            paths.append(_write_atomic(folder / "prov.ttl", self.turtle_of(doc)))
+        else:  # a prov.ttl left from an earlier capture of this folder would no longer match prov.json
+            (folder / "prov.ttl").unlink(missing_ok=True)
         return paths
+
+
+def _write_atomic(path: Path, text: str) -> Path:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def ensure_turtle(run_dir: Path) -> Path:
+    """runs/<id>/prov.ttl, made from prov.json by prov (its PROV-JSON reader and PROV-O writer) when the
+    run deferred it. Raises FileNotFoundError when the run has no prov.json."""
+    run_dir = Path(run_dir)
+    path = run_dir / "prov.ttl"
+    if path.is_file():
+        return path
+    from prov.model import ProvDocument
+
+    doc = ProvDocument.deserialize(source=str(run_dir / "prov.json"), format="json")
+    return _write_atomic(path, Document.turtle_of(doc))

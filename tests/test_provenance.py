@@ -211,6 +211,30 @@ def test_the_failed_run_record_also_agrees_in_all_three_formats(failed_run):
                       rdflib.Graph().parse(data=nt, format="nt"))
 
 
+def test_a_big_run_defers_its_turtle_until_it_is_asked_for(succeeded_run, registry, tmp_path, cli, monkeypatch):
+    """Above the eager limit prov.ttl is not written with the run; `snakegate prov --format ttl` makes it
+    from prov.json (by prov) and it is the same graph as prov makes from the record."""
+    import shutil
+    runs = tmp_path / "runs"
+    big = runs / succeeded_run.name
+    shutil.copytree(succeeded_run, big)
+    (big / "prov.ttl").unlink()
+    doc = Document()
+    for i in range(3):
+        doc.entity(f"file:{i}")
+    assert [p.name for p in doc.write(big, turtle_max_records=2)] == ["prov.json", "prov.provn"]
+    assert not (big / "prov.ttl").exists()
+    shutil.copy(succeeded_run / "prov.json", big / "prov.json")  # the run's real record, Turtle deferred
+    monkeypatch.setenv("SNAKEGATE_RUNS", str(runs))
+    code, out, err = cli("--registry", registry, "prov", big.name, "--format", "ttl")
+    assert code == 0, err
+    assert (big / "prov.ttl").is_file()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        nt = load_prov(succeeded_run, "json").serialize(format="rdf", rdf_format="nt")
+    assert isomorphic(rdflib.Graph().parse(data=out, format="turtle"), rdflib.Graph().parse(data=nt, format="nt"))
+
+
 def test_awkward_text_and_paths_survive_all_three_formats():
     doc = Document()
     run = f"run:{local('20260101T000000Z-ab12')}"
