@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from registry_copies import REPO, make_registry
+from registry_copies import REPO, make_registry, run_names
 
 FAILING_WORKFLOW = {
     "workflow.yaml": """\
@@ -195,6 +195,72 @@ def test_a_failing_job_gives_status_failed_with_the_rule_and_its_log(registry, t
     assert (registry / record["failed_log"][0]).read_text().startswith("boom:")
     assert "results/copy.csv" in record["partial_outputs"]  # made before the failure, kept and listed
     assert "failed rule boom" in proc.stdout
+
+
+DAG_FAILS_WORKFLOW = {
+    "workflow.yaml": """\
+        id: dag-fails
+        version: 0.1.0
+        title: Parts
+        description: Copies a table into n parts; only parts 0-2 can be made, so n > 3 has no DAG.
+        tags: [test]
+        maintainers: [{name: snakegate tests}]
+        trust: community
+        rules:
+          part: {input: {table: csv-table}, output: {part: csv-table}}
+          combine: {input: {parts: csv-table}, output: {combined: csv-table}}
+        outputs:
+          combined: {path: results/combined.csv, type: csv-table, description: "The parts, one after another."}
+        """,
+    "schema.json": json.dumps({
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+        "additionalProperties": False, "required": ["table"],
+        "properties": {
+            "table": {"type": "string", "x-artifact": "csv-table", "description": "Any CSV table."},
+            "n": {"type": "integer", "minimum": 1, "default": 2, "description": "How many parts."},
+        },
+    }),
+    "Snakefile": """\
+        rule all:
+            input:
+                "results/combined.csv",
+
+
+        rule combine:
+            input:
+                parts=expand("results/part{i}.csv", i=range(config["n"])),
+            output:
+                combined="results/combined.csv",
+            shell:
+                "cat {input.parts} > {output.combined}"
+
+
+        rule part:
+            input:
+                table=config["table"],
+            output:
+                part="results/part{i}.csv",
+            wildcard_constraints:
+                i="[0-2]",
+            shell:
+                "cp {input.table} {output.part}"
+        """,
+}
+
+
+def test_params_whose_jobs_snakemake_cannot_build_are_refused_and_leave_no_run(tmp_path):
+    """The runner leaves the DAG to Snakemake's own first step; when that fails the gate explains it
+    (code `dag`) and, since no job ran, no run folder is left behind."""
+    root = make_registry(tmp_path / "registry", {"dag-fails": DAG_FAILS_WORKFLOW})
+    table = "data/examples/tabular-penguins.csv"
+    bad = write_config(tmp_path / "bad.yaml", {"workflow": "dag-fails", "params": {"table": table, "n": 5}})
+    proc = sg(root, "run", str(bad), check=1)
+    assert "[dag]" in proc.stderr and "part3.csv" in proc.stderr, proc.stderr
+    assert "nothing was run" in proc.stderr
+    assert run_names(root) == set()
+    good = write_config(tmp_path / "good.yaml", {"workflow": "dag-fails", "params": {"table": table, "n": 3}})
+    sg(root, "run", str(good), check=0)
+    assert (only_run(root) / "results" / "part2.csv").is_file()
 
 
 def _wait_for(predicate, timeout=60.0):
