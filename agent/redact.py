@@ -1,0 +1,85 @@
+"""Hide `x-sensitive` values from the model: replace them by a placeholder, scrub them out of free text.
+
+Owns the placeholder "<redacted>" and the walk over a params object (through
+`snakegate.contract.iter_nodes`, so nested objects and array items count).
+Pure functions on plain data: nothing is read, written or sent from here.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from snakegate.contract import iter_nodes
+
+PLACEHOLDER = "<redacted>"
+
+
+def sensitive_values(schema: dict, params: Any) -> dict[tuple, Any]:
+    """{path parts below params: value} for every value the contract marks `x-sensitive: true`.
+
+    A sensitive object or array counts as one value: whatever sits below it is hidden with it."""
+    found: dict[tuple, Any] = {}
+    if not isinstance(params, dict):
+        return found
+    for node in iter_nodes(schema, params):
+        if node.is_key or node.schema.get("x-sensitive") is not True:
+            continue
+        if any(node.parts[:n] in found for n in range(1, len(node.parts))):
+            continue  # already hidden with its sensitive parent
+        found[node.parts] = node.value
+    return found
+
+
+def redact_params(schema: dict, params: Any) -> Any:
+    """A copy of `params` with every sensitive value replaced by PLACEHOLDER."""
+    out = copy.deepcopy(params)
+    for parts in sensitive_values(schema, params):
+        _set(out, parts, PLACEHOLDER)
+    return out
+
+
+def secret_strings(values) -> list[str]:
+    """The scalar text of sensitive values, longest first (so a secret inside another is replaced last).
+
+    Very short values ("1", "no") are left out: scrubbing them would mangle ordinary words."""
+    out: set[str] = set()
+    for value in values:
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, dict):
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+            elif isinstance(item, (str, int, float)) and not isinstance(item, bool):
+                text = str(item)
+                if len(text) >= 3 and text != PLACEHOLDER:
+                    out.add(text)
+    return sorted(out, key=len, reverse=True)
+
+
+def scrub(value: Any, secrets: list[str]) -> Any:
+    """`value` (any JSON-able data) with each secret inside any string replaced by PLACEHOLDER.
+
+    Gate messages quote the offending value (`got s3cret`); this keeps such sentences safe to send."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        for secret in secrets:
+            if secret in value:
+                value = value.replace(secret, PLACEHOLDER)
+        return value
+    if isinstance(value, dict):
+        return {scrub(k, secrets): scrub(v, secrets) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [scrub(v, secrets) for v in value]
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and str(value) in secrets:
+        return PLACEHOLDER
+    return value
+
+
+def _set(obj: Any, parts: tuple, value: Any) -> None:
+    for p in parts[:-1]:
+        obj = obj[p]
+    obj[parts[-1]] = value
