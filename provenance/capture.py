@@ -1,4 +1,5 @@
-"""Build and write one run's W3C PROV record: runs/<run_id>/prov.json, prov.provn and prov.ttl (deferred for big runs).
+"""Build and write one run's W3C PROV record: runs/<run_id>/prov.json, prov.provn, prov.ttl (the last two
+deferred for big runs, see document.py).
 
 `capture()` is called by the top-level Snakefile's onsuccess/onerror handlers
 (through snakegate.entry) and by the runner after a cancel. Core passes plain
@@ -644,7 +645,7 @@ def build(run_dir: Path, registry_root: Path, workdir: Path, manifest: dict, sch
 
 def capture(run_dir: Path, registry_root: Path, workdir: Path, manifest: dict, schema: dict,
             workflow_folder: Path, snakemake_log: str | None, status: str, rule_prefix: str) -> list[Path]:
-    """Build the run's PROV document and write prov.json, prov.provn and (up to the eager limit) prov.ttl."""
+    """Build the run's PROV document and write prov.json (and, up to the eager limit, prov.provn and prov.ttl)."""
     doc = build(run_dir, registry_root, workdir, manifest, schema, workflow_folder, snakemake_log, status,
                 rule_prefix)
     was_enabled = gc.isenabled()

@@ -6,11 +6,12 @@ attributes merged) and relations to a `Document`, a light list of records;
 prov.json (PROV-JSON), prov.provn (PROV-N) and prov.ttl (PROV-O Turtle) with
 prov's own serialisers, so the three files carry the same identifiers.
 
-prov's PROV-O encoding costs ten times its JSON and PROV-N writers together
-(about 21 s of 26 s at 10,000 jobs), so a big run's prov.ttl is deferred: the
-run writes prov.json and prov.provn, and `ensure_turtle()` makes prov.ttl from
-prov.json, with prov, the first time it is asked for (`snakegate prov --format
-ttl`, `snakegate export`).
+prov.json is the record; PROV-N and Turtle are renderings of it. prov writes
+them slowly (at 1,000 jobs PROV-N takes 0.9 s of a 1.9 s capture; at 10,000
+jobs the PROV-O encoding alone takes 21 s), so a big run writes prov.json only
+and `ensure_rendering()` makes prov.provn or prov.ttl from it, with prov's own
+reader and writers, the first time one is asked for (`snakegate prov`,
+`snakegate export`). Small runs (every curated workflow) write all three.
 
 Identifiers are "prefix:local" strings; `local()` makes any text a legal
 local part (percent-encoding what PROV-N or an IRI would not accept).
@@ -44,9 +45,10 @@ NAMESPACES = {
 FILES_WRITTEN = ("prov.json", "prov.provn", "prov.ttl")
 # up to this many records prov.ttl is pretty Turtle with prefixes (about 500 jobs), beyond it N-Triples syntax
 TURTLE_PRETTY_MAX_RECORDS = 5000
-# up to this many records (about 100 jobs, every curated workflow) a run writes prov.ttl at once; a bigger run
-# defers it to ensure_turtle(): its encoding would be most of the run's provenance cost (see the module doc)
-TURTLE_EAGER_MAX_RECORDS = 1000
+# up to this many records (about 100 jobs, every curated workflow) a run writes prov.provn and prov.ttl at once;
+# a bigger run defers them to ensure_rendering(): they would be most of its provenance cost (see the module doc)
+EAGER_RENDERINGS_MAX_RECORDS = 1000
+RENDERINGS = ("prov.provn", "prov.ttl")
 
 
 class Q(str):
@@ -199,19 +201,24 @@ class Document:
     def turtle_text(self) -> str:
         return self.turtle_of(self.to_prov())
 
-    def write(self, folder: Path, turtle_max_records: int = TURTLE_EAGER_MAX_RECORDS) -> list[Path]:
-        """Write prov.json and prov.provn into `folder`, and prov.ttl when the document has at most
-        `turtle_max_records` records (else `ensure_turtle()` writes it when first asked). Each file is
-        written then renamed into place."""
+    def write(self, folder: Path, renderings_max_records: int = EAGER_RENDERINGS_MAX_RECORDS) -> list[Path]:
+        """Write prov.json into `folder`, and prov.provn and prov.ttl when the document has at most
+        `renderings_max_records` records (else `ensure_rendering()` writes them when first asked).
+        Each file is written then renamed into place."""
         doc = self.to_prov()
         folder = Path(folder)
-        paths = [_write_atomic(folder / "prov.json", doc.serialize(format="json", indent=1) + "\n"),
-                 _write_atomic(folder / "prov.provn", doc.get_provn() + "\n")]
-        if len(doc.records) <= turtle_max_records:
-            paths.append(_write_atomic(folder / "prov.ttl", self.turtle_of(doc)))
-        else:  # a prov.ttl left from an earlier capture of this folder would no longer match prov.json
-            (folder / "prov.ttl").unlink(missing_ok=True)
+        paths = [_write_atomic(folder / "prov.json", doc.serialize(format="json", indent=1) + "\n")]
+        eager = len(doc.records) <= renderings_max_records
+        for name in RENDERINGS:
+            if eager:
+                paths.append(_write_atomic(folder / name, _render(doc, name)))
+            else:  # one left from an earlier capture of this folder would no longer match prov.json
+                (folder / name).unlink(missing_ok=True)
         return paths
+
+
+def _render(doc, name: str) -> str:
+    return doc.get_provn() + "\n" if name == "prov.provn" else Document.turtle_of(doc)
 
 
 def _write_atomic(path: Path, text: str) -> Path:
@@ -221,14 +228,15 @@ def _write_atomic(path: Path, text: str) -> Path:
     return path
 
 
-def ensure_turtle(run_dir: Path) -> Path:
-    """runs/<id>/prov.ttl, made from prov.json by prov (its PROV-JSON reader and PROV-O writer) when the
-    run deferred it. Raises FileNotFoundError when the run has no prov.json."""
-    run_dir = Path(run_dir)
-    path = run_dir / "prov.ttl"
+def ensure_rendering(run_dir: Path, name: str) -> Path:
+    """runs/<id>/<name> (prov.provn or prov.ttl), made from prov.json by prov (its PROV-JSON reader and
+    PROV-N or PROV-O writer) when the run deferred it. Raises FileNotFoundError without prov.json."""
+    if name not in RENDERINGS:
+        raise ValueError(f"{name} is not a rendering of prov.json (one of {', '.join(RENDERINGS)})")
+    path = Path(run_dir) / name
     if path.is_file():
         return path
     from prov.model import ProvDocument
 
-    doc = ProvDocument.deserialize(source=str(run_dir / "prov.json"), format="json")
-    return _write_atomic(path, Document.turtle_of(doc))
+    doc = ProvDocument.deserialize(source=str(Path(run_dir) / "prov.json"), format="json")
+    return _write_atomic(path, _render(doc, name))

@@ -32,7 +32,7 @@ from pathlib import Path
 from snakegate.provenance import runstore
 from snakegate.provenance.capture import redact_params, scrub
 from snakegate.provenance.compare import load_prov, plain
-from snakegate.provenance.document import ensure_turtle
+from snakegate.provenance.document import RENDERINGS, ensure_rendering
 from snakegate.provenance.hashing import IGNORED_NAMES
 
 PROFILES = {
@@ -113,7 +113,8 @@ def build_crate(run_dir: Path, registry_root: Path, manifest: dict, schema: dict
 
     run_dir, registry_root, workflow_folder = Path(run_dir), Path(registry_root), Path(workflow_folder)
     prov = load_prov(run_dir)
-    ensure_turtle(run_dir)  # the crate carries all three PROV files; a big run deferred its Turtle
+    for name in RENDERINGS:  # the crate carries all three PROV files; a big run deferred two of them
+        ensure_rendering(run_dir, name)
     record = runstore.read_run(run_dir)
     invocation = (runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {})
     run_id = record.get("run_id") or run_dir.name

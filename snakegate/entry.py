@@ -127,7 +127,7 @@ class RunContext:
 
 
 def record_provenance(ctx: RunContext, snakemake_log: str | None, status: str) -> None:
-    """Write prov.json/.provn/.ttl for the run; a failure here is reported, never hides the run's status."""
+    """Write the run's PROV record; a failure here is reported, never hides the run's status."""
     try:
         from snakegate.provenance import capture
     except ImportError:

@@ -211,28 +211,33 @@ def test_the_failed_run_record_also_agrees_in_all_three_formats(failed_run):
                       rdflib.Graph().parse(data=nt, format="nt"))
 
 
-def test_a_big_run_defers_its_turtle_until_it_is_asked_for(succeeded_run, registry, tmp_path, cli, monkeypatch):
-    """Above the eager limit prov.ttl is not written with the run; `snakegate prov --format ttl` makes it
-    from prov.json (by prov) and it is the same graph as prov makes from the record."""
+@pytest.mark.parametrize("fmt", ["provn", "ttl"])
+def test_a_big_run_defers_provn_and_turtle_until_asked_for(succeeded_run, registry, tmp_path, cli, monkeypatch, fmt):
+    """Above the eager limit a run writes prov.json only; `snakegate prov --format provn|ttl` makes the
+    rendering from prov.json (by prov), and it is the same document as prov.json."""
     import shutil
     runs = tmp_path / "runs"
     big = runs / succeeded_run.name
     shutil.copytree(succeeded_run, big)
-    (big / "prov.ttl").unlink()
     doc = Document()
     for i in range(3):
         doc.entity(f"file:{i}")
-    assert [p.name for p in doc.write(big, turtle_max_records=2)] == ["prov.json", "prov.provn"]
-    assert not (big / "prov.ttl").exists()
-    shutil.copy(succeeded_run / "prov.json", big / "prov.json")  # the run's real record, Turtle deferred
+    assert [p.name for p in doc.write(big, renderings_max_records=2)] == ["prov.json"]
+    assert not (big / "prov.provn").exists() and not (big / "prov.ttl").exists()
+    shutil.copy(succeeded_run / "prov.json", big / "prov.json")  # the run's real record, renderings deferred
     monkeypatch.setenv("SNAKEGATE_RUNS", str(runs))
-    code, out, err = cli("--registry", registry, "prov", big.name, "--format", "ttl")
+    code, out, err = cli("--registry", registry, "prov", big.name, "--format", fmt)
     assert code == 0, err
-    assert (big / "prov.ttl").is_file()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        nt = load_prov(succeeded_run, "json").serialize(format="rdf", rdf_format="nt")
-    assert isomorphic(rdflib.Graph().parse(data=out, format="turtle"), rdflib.Graph().parse(data=nt, format="nt"))
+    assert (big / f"prov.{fmt}").is_file()
+    from_json = load_prov(succeeded_run, "json")
+    if fmt == "provn":
+        assert ProvDocument.deserialize(content=out, format="provn") == from_json
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            nt = from_json.serialize(format="rdf", rdf_format="nt")
+        assert isomorphic(rdflib.Graph().parse(data=out, format="turtle"),
+                          rdflib.Graph().parse(data=nt, format="nt"))
 
 
 def test_awkward_text_and_paths_survive_all_three_formats():
