@@ -107,35 +107,36 @@ def gate_vs_dry_run(scratch: Scratch, quick: bool, reps: int, timeout: float) ->
 
 
 def warm_gate(quick: bool, calls: int) -> dict:
-    """gate() as the agent's validate_params calls it: one loaded registry, the same invocation again and again."""
-    from snakegate.gate import gate
+    """validate_params exactly as the chat agent calls it: the platform action on one loaded registry,
+    the same params again and again (the gate inside it, DAG step included, plus redaction and shaping)."""
+    from snakegate.agent.actions import ActionContext, call_action
     from snakegate.registry import Registry
     from snakegate.runconfig import read_run_config
     from snakegate.settings import load_settings
 
-    print(f"2. warm in-process gate (gate() x {calls} on a loaded registry)", flush=True)
-    registry = Registry.load(REPO)
-    settings = load_settings(REPO)
+    print(f"2. warm in-process validate_params (the agent's action x {calls} on a loaded registry)", flush=True)
+    ctx = ActionContext(Registry.load(REPO), load_settings(REPO))
     rows = []
     for wf_id, example in curated_examples():
         invocation, error = read_run_config(example)
         if error is not None:
             rows.append({"case": wf_id, "problems": [error.message], "met": False})
             continue
+        arguments = {"workflow": wf_id, "params": invocation.get("params") or {}}
         start = time.perf_counter()
-        first = gate(registry, invocation, settings)
+        first = call_action(ctx, "validate_params", arguments)
         cold = time.perf_counter() - start
         walls = []
         for _ in range(calls):
             start = time.perf_counter()
-            result = gate(registry, invocation, settings)
+            outcome = call_action(ctx, "validate_params", arguments)
             walls.append(time.perf_counter() - start)
         warm = median(walls)
         row = {"case": f"{wf_id} ({example.name})", "cold_s": r3(cold), "warm_median_s": round(warm, 5),
-               "warm_max_s": round(max(walls), 5), "calls": calls, "ok": first.ok and result.ok,
+               "warm_max_s": round(max(walls), 5), "calls": calls, "ok": first.ok and outcome.ok,
                "target": f"warm median <= {WARM_TARGET_S * 1000:.0f} ms", "met": warm <= WARM_TARGET_S}
         if not row["ok"]:
-            row["problems"] = [f"{e.path}: {e.message}" for e in (first.errors or result.errors)][:3]
+            row["problems"] = [json.dumps(o.result, sort_keys=True)[:300] for o in (first, outcome) if not o.ok]
         rows.append(row)
         print(f"  {row['case']:<36} cold {fmt_s(cold):>9}   warm median {warm * 1000:7.1f} ms   "
               f"max {max(walls) * 1000:7.1f} ms", flush=True)

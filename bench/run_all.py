@@ -50,9 +50,9 @@ def table(results: dict) -> str:
                      f"{fmt_ratio(row['ratio'])} | ≤ 1.0 | {_met(row['met'])} |")
     for row in results.get("warm_gate", {}).get("rows", []):
         if "warm_median_s" not in row:
-            lines.append(f"| warm gate() | {row['case']} | – | – | – | ≤ 50 ms | {'; '.join(row.get('problems', []))} |")
+            lines.append(f"| warm validate_params | {row['case']} | – | – | – | ≤ 50 ms | {'; '.join(row.get('problems', []))} |")
             continue
-        lines.append(f"| warm gate() | {row['case']} | {row['warm_median_s'] * 1000:.1f} ms | "
+        lines.append(f"| warm validate_params | {row['case']} | {row['warm_median_s'] * 1000:.1f} ms | "
                      f"cold {fmt_s(row['cold_s'])} | – | ≤ 50 ms | {_met(row['met'])} |")
     run = results.get("run_overhead", {})
     for row in run.get("rows", []):
