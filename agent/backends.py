@@ -6,6 +6,9 @@ through the `openai` package and maps the answer to a `Reply`; every failure
 `BackendError` whose message names the URL, the model and the fix. It never
 runs an action, and it reads the API key only from the environment.
 `make_backend` picks the backend from settings and command-line overrides.
+
+`openai` is imported on the first request, in the chat's worker thread: it
+costs ~0.7 s, which `snakegate chat` would otherwise pay before its first paint.
 """
 
 from __future__ import annotations
@@ -13,8 +16,6 @@ from __future__ import annotations
 import json
 import os
 import uuid
-
-import openai
 
 from snakegate.agent.actions import INVALID_JSON
 from snakegate.agent.backend import Backend, BackendError, Reply, ToolCall
@@ -40,7 +41,7 @@ def _arguments(raw: str | None) -> dict:
     return value if isinstance(value, dict) else {INVALID_JSON: raw}
 
 
-def _server_says(exc: openai.APIStatusError) -> str:
+def _server_says(exc) -> str:
     body = exc.body
     if isinstance(body, dict):
         inner = body.get("error", body)
@@ -59,13 +60,23 @@ class OpenAIBackend:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.timeout = timeout
-        # No automatic retries: a server that is down should say so at once; the researcher retries.
-        self._client = openai.OpenAI(base_url=self.base_url, api_key=api_key or api_key_from_env(),
-                                     timeout=timeout, max_retries=0)
+        self._api_key = api_key or api_key_from_env()
+        self._client = None
+
+    def _openai_client(self):
+        import openai
+
+        if self._client is None:
+            # No automatic retries: a server that is down should say so at once; the researcher retries.
+            self._client = openai.OpenAI(base_url=self.base_url, api_key=self._api_key, timeout=self.timeout,
+                                         max_retries=0)
+        return self._client
 
     def request(self, messages: list[dict], tools: list[dict]) -> Reply:
+        import openai
+
         try:
-            response = self._client.chat.completions.create(
+            response = self._openai_client().chat.completions.create(
                 model=self.model, messages=messages, **({"tools": tools} if tools else {}))
         except openai.APIError as exc:
             raise BackendError(self._explain(exc)) from None
@@ -80,7 +91,9 @@ class OpenAIBackend:
             for tc in (message.tool_calls or []) if getattr(tc, "function", None) is not None)
         return Reply(text=message.content, tool_calls=calls)
 
-    def _explain(self, exc: openai.APIError) -> str:
+    def _explain(self, exc) -> str:
+        import openai
+
         where = f"the model server at {self.base_url}"
         if isinstance(exc, openai.APITimeoutError):
             return (f"{where} did not answer within {self.timeout:g} s (model `{self.model}`); "

@@ -4,19 +4,15 @@
 tmp_path, so a test may tamper with files (one byte, a symlink, a settings
 file) without touching the checkout other tests read.
 """
-import json
-import re
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-IGNORE = shutil.ignore_patterns("__pycache__", ".snakemake", "*.pyc")
-TABULAR = ROOT / "workflows" / "tabular-profile"
-TABULAR_SCHEMA = json.loads((TABULAR / "schema.json").read_text())
-TABULAR_VERSION = re.search(r"^version:\s*(\S+)", (TABULAR / "workflow.yaml").read_text(), re.M).group(1)
+from registry_copies import (  # noqa: F401  (re-exported for fixtures below)
+    IGNORE, ROOT, TABULAR, TABULAR_SCHEMA, TABULAR_VERSION, copy_registry,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -31,17 +27,6 @@ def _no_snakegate_env(monkeypatch):
 def registry_root() -> Path:
     """/work/main's registry: the repository this test file lives in."""
     return ROOT
-
-
-def copy_registry(dest: Path, workflows=("tabular-profile",)) -> Path:
-    """A minimal registry at `dest`: the named workflows plus their demo tables under data/examples/."""
-    for wf in workflows:
-        shutil.copytree(ROOT / "workflows" / wf, dest / "workflows" / wf, ignore=IGNORE)
-    examples = dest / "data" / "examples"
-    examples.mkdir(parents=True)
-    for table in (ROOT / "data" / "examples").glob("tabular-*"):
-        shutil.copy2(table, examples / table.name)
-    return dest
 
 
 @pytest.fixture

@@ -1,12 +1,14 @@
-"""Throw-away registries for tests that run workflows: the real top-level Snakefile, tabular-profile,
-the demo tables, optional extra workflows, and optionally a git repository around them.
+"""Throw-away registries for tests: the real top-level Snakefile, tabular-profile, the demo tables,
+optional extra workflows, and optionally a git repository around them; and facts about tabular-profile.
 
 Imported by the test modules (tests/ is on sys.path under pytest's default import mode).
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +16,11 @@ import textwrap
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+ROOT = REPO
+IGNORE = shutil.ignore_patterns("__pycache__", ".snakemake", "*.pyc")
+TABULAR = ROOT / "workflows" / "tabular-profile"
+TABULAR_SCHEMA = json.loads((TABULAR / "schema.json").read_text())
+TABULAR_VERSION = re.search(r"^version:\s*(\S+)", (TABULAR / "workflow.yaml").read_text(), re.M).group(1)
 
 
 def git(root: Path, *args) -> str:
@@ -68,3 +75,14 @@ def new_run(root: Path, before: set[str]) -> Path:
     new = run_names(root) - before
     assert len(new) == 1, new
     return root / "runs" / new.pop()
+
+
+def copy_registry(dest: Path, workflows=("tabular-profile",)) -> Path:
+    """A minimal registry at `dest`: the named workflows plus their demo tables under data/examples/."""
+    for wf in workflows:
+        shutil.copytree(ROOT / "workflows" / wf, dest / "workflows" / wf, ignore=IGNORE)
+    examples = dest / "data" / "examples"
+    examples.mkdir(parents=True)
+    for table in (ROOT / "data" / "examples").glob("tabular-*"):
+        shutil.copy2(table, examples / table.name)
+    return dest

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TABULAR_SCHEMA, TABULAR_VERSION
+from registry_copies import TABULAR_SCHEMA, TABULAR_VERSION
 from snakegate.settings import settings_for
 
 PENGUINS = "data/examples/tabular-penguins.csv"

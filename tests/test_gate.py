@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TABULAR_SCHEMA, TABULAR_VERSION
+from registry_copies import TABULAR_SCHEMA, TABULAR_VERSION
 from snakegate.gate import gate
 from snakegate.registry import Registry
 from snakegate.runconfig import parse_yaml

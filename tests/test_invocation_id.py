@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, TABULAR_VERSION, copy_registry
+from registry_copies import ROOT, TABULAR_VERSION, copy_registry
 
 PENGUINS = "data/examples/tabular-penguins.csv"
 TABULAR_EXAMPLES = sorted((ROOT / "workflows" / "tabular-profile" / "examples").glob("*.yaml"))

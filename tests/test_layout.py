@@ -21,3 +21,17 @@ def test_mapped_subpackages_import_from_the_source_checkout_without_an_install()
     proc = subprocess.run([sys.executable, "-S", "-c", code, str(REPO)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert Path(proc.stdout.strip()) == REPO / "provenance" / "runstore.py"
+
+
+
+def test_the_install_ships_the_data_files_the_chat_and_the_gate_read():
+    """A plain `pip install .` ships only .py files unless package-data names the rest: the chat's
+    layout (tui/chat.tcss) and the meta-schemas must be named, or the installed command breaks."""
+    import fnmatch
+    from setuptools.config.pyprojecttoml import read_configuration
+    tool = read_configuration(REPO / "pyproject.toml")["tool"]["setuptools"]
+    dirs, data = tool["package-dir"], tool["package-data"]
+    wanted = {"snakegate.tui": "chat.tcss", "snakegate.schemas": "contract.schema.json"}
+    for package, name in wanted.items():
+        assert (REPO / dirs[package] / name).is_file()
+        assert any(fnmatch.fnmatch(name, pattern) for pattern in data.get(package, [])), (package, name)

@@ -1,0 +1,91 @@
+"""`snakegate chat` as a command: terminal check, flags, who approves, and a real start in a pseudo-terminal."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+
+from registry_copies import clean_env, make_registry
+from snakegate.commands.chat_cmds import default_approver
+
+
+def test_chat_without_a_terminal_exits_2_and_points_to_validate_and_run(cli, tmp_path):
+    root = make_registry(tmp_path / "registry")
+    code, out, err = cli("--registry", root, "chat", "--guided")  # pytest captures stdout: not a terminal
+    assert code == 2
+    assert "needs an interactive terminal" in err
+    assert "snakegate validate" in err and "snakegate run" in err
+    assert "Traceback" not in out + err
+
+
+def test_guided_with_a_model_is_a_usage_error(cli, tmp_path):
+    root = make_registry(tmp_path / "registry")
+    code, _, err = cli("--registry", root, "chat", "--guided", "--model", "qwen2.5:7b")
+    assert code == 2
+    assert "--guided" in err and "--model" in err
+
+
+def test_chat_help_lists_its_flags(cli):
+    code, out, _ = cli("chat", "--help")
+    assert code == 0
+    for flag in ("--guided", "--model", "--base-url", "--user"):
+        assert flag in out
+
+
+def test_approver_defaults_to_git_user_name(tmp_path):
+    root = make_registry(tmp_path / "registry", with_git=True)  # repository config: user.name Ada Tester
+    assert default_approver(root) == "Ada Tester"
+
+
+def test_approver_falls_back_to_the_login_name_outside_git(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))  # no global git config either
+    for name in ("XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("USER", "grace")
+    folder = tmp_path / "plain"
+    folder.mkdir()
+    assert default_approver(folder) == "grace"
+
+
+def test_chat_starts_in_a_terminal_and_quits_with_ctrl_q(tmp_path):
+    """The real console command in a pseudo-terminal: it paints the greeting, and ctrl+q ends it with exit 0."""
+    root = make_registry(tmp_path / "registry")
+    main, child = pty.openpty()
+    env = clean_env(TERM="xterm-256color", COLUMNS="120", LINES="40")
+    proc = subprocess.Popen([sys.executable, "-m", "snakegate.cli", "chat", "--guided", "--user", "Ada"], cwd=root,
+                            env=env, stdin=child, stdout=child, stderr=child, close_fds=True)
+    os.close(child)
+    seen = b""
+    try:
+        seen = _read_until(main, b"guided", timeout=60)
+        assert b"guided" in seen, seen[-2000:]
+        os.write(main, b"\x11")  # ctrl+q
+        # keep reading: a terminal nobody reads fills up, and the app would block writing its last frame
+        seen += _read_until(main, None, timeout=30, proc=proc)
+        assert proc.wait(timeout=5) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(main)
+    assert b"Traceback" not in seen
+
+
+def _read_until(fd: int, needle: bytes | None, timeout: float, proc=None) -> bytes:
+    """Read the terminal until `needle` shows up (or, with `proc`, until it exits)."""
+    out, deadline = b"", time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if needle is not None and needle in out or proc is not None and proc.poll() is not None:
+            break
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            try:
+                out += os.read(fd, 65536)
+            except OSError:  # EIO: the app closed the terminal
+                break
+    return out

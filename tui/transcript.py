@@ -1,0 +1,75 @@
+"""The conversation as the researcher sees it: a scrolling column of messages, notes and error notices.
+
+Owns only presentation: it is told what to show (by the app, on the UI
+thread) and never calls the model or the controller. Assistant text is
+Markdown; everything else is plain text (no console markup is interpreted,
+so a model cannot restyle or hide part of the screen).
+"""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+from textual.widgets import Markdown, Static
+
+from snakegate.agent.events import ActionCalled, AssistantSaid, BackendFailed, DraftReady
+from snakegate.tui import present
+
+
+class Transcript(VerticalScroll):
+    """Left column: assistant (Markdown), researcher, one-line action notes, error notices."""
+
+    can_focus = False  # the Input keeps the focus; the mouse wheel still scrolls
+
+    def add_assistant(self, text: str) -> None:
+        self._add(Markdown(present.keep_line_breaks(text), classes="assistant"))
+
+    def add_researcher(self, text: str) -> None:
+        self._add(Researcher(text))
+
+    def add_note(self, text: str, *, ok: bool = True) -> None:
+        self._add(Static(text, classes="note" if ok else "note failed", markup=False))
+
+    def add_error(self, text: str) -> None:
+        self._add(Static(text, classes="error", markup=False))
+
+    def mask(self, secrets: list[str]) -> None:
+        """Hide sensitive values the researcher typed (e.g. a token answering a question) once a draft shows
+        which of their words were sensitive."""
+        for said in self.query(Researcher):
+            said.mask(secrets)
+
+    def show_events(self, events) -> None:
+        """One conversation turn's events in order. A DraftReady is announced here; the panel shows it."""
+        for event in events:
+            if isinstance(event, AssistantSaid):
+                self.add_assistant(event.text)
+            elif isinstance(event, ActionCalled):
+                self.add_note(present.action_note(event), ok=event.ok)
+            elif isinstance(event, BackendFailed):
+                self.add_error(present.backend_failed_text(event.message))
+            elif isinstance(event, DraftReady):
+                draft = event.draft
+                self.add_note(f"→ draft ready: {draft.workflow} {draft.version} "
+                              f"({present.short_id(draft.invocation_id)}); review it on the right, then approve")
+
+    def _add(self, widget) -> None:
+        self.mount(widget)
+        # follow the conversation; after the refresh, so the new widget's height is known. (Not anchor():
+        # in Textual 6 an anchored scroll whose content is shorter than the view scrolls to a negative offset.)
+        self.call_after_refresh(self.scroll_end, animate=False)
+
+
+class Researcher(Static):
+    """What the researcher wrote, kept so sensitive parts can be masked after the fact."""
+
+    def __init__(self, text: str):
+        super().__init__(text, classes="researcher", markup=False)
+        self.said = text
+
+    def mask(self, secrets: list[str]) -> None:
+        shown = self.said
+        for secret in secrets:  # longest first (secret_strings' order), so a secret inside another still goes
+            shown = shown.replace(secret, present.MASK)
+        if shown != self.said:
+            self.said = shown
+            self.update(shown)
