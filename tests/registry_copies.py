@@ -86,3 +86,48 @@ def copy_registry(dest: Path, workflows=("tabular-profile",)) -> Path:
     for table in (ROOT / "data" / "examples").glob("tabular-*"):
         shutil.copy2(table, examples / table.name)
     return dest
+
+
+def note_workflow(wf_id: str, title: str, description: str, properties: dict) -> dict:
+    """A one-rule workflow (for make_registry) whose contract has an x-sensitive `token`: it writes
+    results/note.txt from `label` and never writes the token. For tests of redaction and masking."""
+    return {
+        "workflow.yaml": f"""\
+            id: {wf_id}
+            version: 0.1.0
+            title: {title}
+            description: {description}
+            tags: [test, note]
+            maintainers: [{{name: snakegate tests}}]
+            trust: community
+            rules:
+              note: {{output: {{note: text}}}}
+            outputs:
+              note: {{path: results/note.txt, type: text, description: The note.}}
+            """,
+        "schema.json": json.dumps({
+            "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+            "additionalProperties": False, "required": ["token"], "properties": properties,
+        }),
+        "Snakefile": """\
+            rule all:
+                input:
+                    "results/note.txt",
+
+
+            rule note:
+                output:
+                    note="results/note.txt",
+                params:
+                    label=config["label"],
+                    token=config["token"],
+                    service=config.get("service", {}),
+                shell:
+                    "echo {params.label} > {output.note}"
+            """,
+    }
+
+
+TOKEN_PARAM = {"type": "string", "minLength": 8, "x-sensitive": True,
+               "description": "An API token; never leaves the machine."}
+LABEL_PARAM = {"type": "string", "default": "note", "description": "Text written into the note."}

@@ -7,13 +7,12 @@ after the test. The registry is made by tests/registry_copies.make_registry, nev
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from openai_server import DEFAULT_MODEL, ScriptedOpenAI
-from registry_copies import make_registry
+from registry_copies import LABEL_PARAM, TOKEN_PARAM, make_registry, note_workflow
 from snakegate.agent.backends import OpenAIBackend
 from snakegate.agent.controller import Conversation
 from snakegate.registry import Registry
@@ -21,50 +20,15 @@ from snakegate.settings import load_settings
 
 # A workflow whose contract marks a top-level and a nested value x-sensitive. The gate builds its DAG;
 # nothing here runs it.
-SECRET_NOTE = {
-    "workflow.yaml": """\
-        id: secret-note
-        version: 0.1.0
-        title: Secret note
-        description: Writes a note using an API token that must never reach a model.
-        tags: [test, note]
-        maintainers: [{name: snakegate tests}]
-        trust: community
-        rules:
-          note: {output: {note: text}}
-        outputs:
-          note: {path: results/note.txt, type: text, description: The note.}
-        """,
-    "schema.json": json.dumps({
-        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
-        "additionalProperties": False, "required": ["token"],
-        "properties": {
-            "label": {"type": "string", "default": "note", "description": "Text written into the note."},
-            "token": {"type": "string", "minLength": 8, "x-sensitive": True,
-                      "description": "An API token; never leaves the machine."},
-            "service": {"type": "object", "additionalProperties": False, "description": "Service login.",
-                        "properties": {
-                            "user": {"type": "string", "default": "ada", "description": "User name."},
-                            "password": {"type": "string", "x-sensitive": True, "description": "Password."}}},
-        },
-    }),
-    "Snakefile": """\
-        rule all:
-            input:
-                "results/note.txt",
-
-
-        rule note:
-            output:
-                note="results/note.txt",
-            params:
-                label=config["label"],
-                token=config["token"],
-                service=config.get("service", {}),
-            shell:
-                "echo {params.label} > {output.note}"
-        """,
-}
+SECRET_NOTE = note_workflow("secret-note", "Secret note",
+                            "Writes a note using an API token that must never reach a model.", {
+    "label": LABEL_PARAM,
+    "token": TOKEN_PARAM,
+    "service": {"type": "object", "additionalProperties": False, "description": "Service login.",
+                "properties": {
+                    "user": {"type": "string", "default": "ada", "description": "User name."},
+                    "password": {"type": "string", "x-sensitive": True, "description": "Password."}}},
+})
 
 
 @pytest.fixture

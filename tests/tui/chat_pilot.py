@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import html
 import io
-import json
 import re
 import time
 from pathlib import Path
@@ -22,7 +21,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from registry_copies import make_registry  # tests/ is on sys.path via tests/conftest.py
+from registry_copies import LABEL_PARAM, TOKEN_PARAM, make_registry, note_workflow
 from snakegate.commands.chat_cmds import build_app
 from snakegate.registry import Registry
 from snakegate.settings import load_settings
@@ -31,45 +30,9 @@ SECRET = "tok-9f8e7d6c5b4a"
 SIZE = (120, 40)
 
 # A workflow with one sensitive param; it is validated (and its DAG built) but never run here.
-API_NOTE = {
-    "workflow.yaml": """\
-        id: api-note
-        version: 0.1.0
-        title: API note
-        description: Writes a note with an API token that must never be shown or sent to a model.
-        tags: [test, note]
-        maintainers: [{name: snakegate tests}]
-        trust: community
-        rules:
-          note: {output: {note: text}}
-        outputs:
-          note: {path: results/note.txt, type: text, description: The note.}
-        """,
-    "schema.json": json.dumps({
-        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
-        "additionalProperties": False, "required": ["token"],
-        "properties": {
-            "token": {"type": "string", "minLength": 8, "x-sensitive": True,
-                      "description": "An API token; never leaves the machine."},
-            "label": {"type": "string", "default": "note", "description": "Text written into the note."},
-        },
-    }),
-    "Snakefile": """\
-        rule all:
-            input:
-                "results/note.txt",
-
-
-        rule note:
-            output:
-                note="results/note.txt",
-            params:
-                label=config["label"],
-                token=config["token"],
-            shell:
-                "echo {params.label} > {output.note}"
-        """,
-}
+API_NOTE = note_workflow("api-note", "API note",
+                         "Writes a note with an API token that must never be shown or sent to a model.",
+                         {"token": TOKEN_PARAM, "label": LABEL_PARAM})
 
 
 @pytest.fixture
