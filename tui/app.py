@@ -39,13 +39,12 @@ class ChatApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
-    def __init__(self, conversation, *, approved_by: str, registry=None, settings=None):
+    def __init__(self, conversation, *, approved_by: str):
         super().__init__()
         self.conversation = conversation
         self.approved_by = approved_by
-        # the controller holds both; passing them is for callers that built the Conversation differently
-        self.registry = registry if registry is not None else conversation.registry
-        self.settings = settings if settings is not None else conversation.settings
+        self.registry = conversation.registry
+        self.settings = conversation.settings
         self.thinking = False      # a model turn is running
         self.running = False       # a Snakemake run is going
         self.quit_armed = False    # ctrl+q pressed once during a run

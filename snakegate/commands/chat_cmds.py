@@ -58,7 +58,7 @@ def build_app(registry, settings, *, guided: bool = False, model: str | None = N
 
     backend = make_backend(settings, guided=guided, model=model, base_url=base_url)
     conversation = Conversation(registry, settings, backend, conversation_id=conversation_id)
-    return ChatApp(conversation, approved_by=approved_by, registry=registry, settings=settings)
+    return ChatApp(conversation, approved_by=approved_by)
 
 
 def default_approver(root) -> str:
