@@ -230,7 +230,8 @@ def _write_atomic(path: Path, text: str) -> Path:
 
 def ensure_rendering(run_dir: Path, name: str) -> Path:
     """runs/<id>/<name> (prov.provn or prov.ttl), made from prov.json by prov (its PROV-JSON reader and
-    PROV-N or PROV-O writer) when the run deferred it. Raises FileNotFoundError without prov.json."""
+    PROV-N or PROV-O writer) when the run deferred it. Raises FileNotFoundError without prov.json and
+    compare.ProvMissing when prov.json is not PROV-JSON."""
     if name not in RENDERINGS:
         raise ValueError(f"{name} is not a rendering of prov.json (one of {', '.join(RENDERINGS)})")
     path = Path(run_dir) / name
@@ -238,5 +239,14 @@ def ensure_rendering(run_dir: Path, name: str) -> Path:
         return path
     from prov.model import ProvDocument
 
-    doc = ProvDocument.deserialize(source=str(Path(run_dir) / "prov.json"), format="json")
+    from snakegate.provenance.compare import ProvMissing
+
+    source = Path(run_dir) / "prov.json"
+    try:
+        doc = ProvDocument.deserialize(source=str(source), format="json")
+    except FileNotFoundError:
+        raise
+    except Exception as exc:  # prov raises whatever its JSON reader meets; any of it means the same thing
+        raise ProvMissing(f"{source} is not valid PROV-JSON ({type(exc).__name__}: {exc}), so {name} cannot be "
+                          f"made from it; `snakegate verify {Path(run_dir).name}` shows what else changed") from None
     return _write_atomic(path, _render(doc, name))

@@ -240,6 +240,21 @@ def test_a_big_run_defers_provn_and_turtle_until_asked_for(succeeded_run, regist
                           rdflib.Graph().parse(data=nt, format="nt"))
 
 
+def test_a_deferred_rendering_of_a_damaged_prov_json_is_a_clear_refusal(succeeded_run, registry, tmp_path, cli,
+                                                                         monkeypatch):
+    import shutil
+    runs = tmp_path / "runs"
+    broken = runs / succeeded_run.name
+    shutil.copytree(succeeded_run, broken)
+    (broken / "prov.provn").unlink()
+    (broken / "prov.json").write_text('{"entity": {"broken', encoding="utf-8")
+    monkeypatch.setenv("SNAKEGATE_RUNS", str(runs))
+    code, out, err = cli("--registry", registry, "prov", broken.name, "--format", "provn")
+    assert code == 1
+    assert "prov.json is not valid PROV-JSON" in err and "Traceback" not in err
+    assert not (broken / "prov.provn").exists()
+
+
 def test_awkward_text_and_paths_survive_all_three_formats():
     doc = Document()
     run = f"run:{local('20260101T000000Z-ab12')}"

@@ -154,11 +154,15 @@ def _dag_jobs(dag) -> list[dict]:
 # ---- commands ------------------------------------------------------------------------------------
 def cmd_prov(ctx) -> int:
     from snakegate.provenance import runstore
+    from snakegate.provenance.compare import ProvMissing
     from snakegate.provenance.document import RENDERINGS, ensure_rendering
     run_dir = _run(ctx, ctx.args.run)
     path = run_dir / FORMATS[ctx.args.format]
     if path.name in RENDERINGS and not path.is_file() and (run_dir / "prov.json").is_file():
-        path = ensure_rendering(run_dir, path.name)  # a big run defers these until someone asks
+        try:
+            path = ensure_rendering(run_dir, path.name)  # a big run defers these until someone asks
+        except ProvMissing as exc:
+            raise UserError(str(exc), ExitCode.INVALID) from None
     if not path.is_file():
         record = runstore.read_run(run_dir)
         detail = f"; the last attempt failed: {record['provenance_error']}" if record.get("provenance_error") else ""
