@@ -17,7 +17,7 @@ from ruamel.yaml import YAML, YAMLError
 
 from snakegate import metaschemas
 from snakegate.errors import UserError
-from snakegate.provenance.hashing import folder_hash
+from snakegate.provenance.hashing import workflow_hash
 from snakegate.models import Manifest
 
 
@@ -74,7 +74,8 @@ class Workflow:
         return data
 
     def content_hash(self) -> str:
-        return folder_hash(self.folder)
+        """The hash the invocation pins: every authored file except test/ (see hashing.workflow_hash)."""
+        return workflow_hash(self.folder)
 
     def examples(self) -> list[Path]:
         return sorted((self.folder / "examples").glob("*.yaml"))

@@ -72,10 +72,7 @@ def flip_one_byte(path: Path) -> None:
     path.write_bytes(bytes(data))
 
 
-@pytest.mark.parametrize("relpath", [
-    "Snakefile", "SKILL.md", "scripts/clean.py", "examples/basic.yaml", "test/basic/config.yaml",
-    "test/basic/expected/results/profile.png",
-])
+@pytest.mark.parametrize("relpath", ["Snakefile", "SKILL.md", "scripts/clean.py", "examples/basic.yaml"])
 def test_changing_one_byte_of_the_workflow_folder_changes_the_id(tmp_registry, tmp_path, cli, relpath):
     config = write(tmp_path / "run.yaml", f"workflow: tabular-profile\nparams:\n  dataset_file: {PENGUINS}\n")
     target = tmp_registry / "workflows" / "tabular-profile" / relpath
@@ -86,6 +83,17 @@ def test_changing_one_byte_of_the_workflow_folder_changes_the_id(tmp_registry, t
     assert id_of(cli, tmp_registry, config) != before
 
     target.write_bytes(original)
+    assert id_of(cli, tmp_registry, config) == before
+
+
+@pytest.mark.parametrize("relpath", ["test/basic/config.yaml", "test/basic/expected/results/profile.png"])
+def test_changing_the_workflows_test_cases_keeps_the_id(tmp_registry, tmp_path, cli, relpath):
+    """test/ holds `snakegate test`'s cases, which no run executes: the content hash leaves them out,
+    so the copy a run executes (without test/) hashes the same as the registry folder."""
+    config = write(tmp_path / "run.yaml", f"workflow: tabular-profile\nparams:\n  dataset_file: {PENGUINS}\n")
+    before = id_of(cli, tmp_registry, config)
+    flip_one_byte(tmp_registry / "workflows" / "tabular-profile" / relpath)
+    (tmp_registry / "workflows" / "tabular-profile" / "test" / "new-case.yaml").write_text("x: 1\n")
     assert id_of(cli, tmp_registry, config) == before
 
 
