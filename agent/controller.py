@@ -7,6 +7,13 @@ validate_params passes the gate, and returns events for the UI. It never
 raises on backend trouble (a `BackendFailed` event instead) and never runs a
 workflow on a model's request: `execute()` needs the token that only
 `approve()` mints, and `approve()` is called by the UI, never by a model.
+
+A turn may be abandoned (`send(..., cancel=event)`, the UI's Esc): the model
+request runs without the conversation's lock, so an abandoned turn is rolled
+back by whoever comes next (its own thread when the reply arrives, or the next
+`send`) and leaves no trace in the history, the draft or the approval.
+Events can be streamed as they happen (`on_event`), so a UI shows each action
+while the turn goes on.
 """
 
 from __future__ import annotations
@@ -14,19 +21,25 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import secrets
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from snakegate import runner
 from snakegate.agent.actions import ACTIONS, ActionContext, Outcome, Proposal, call_action, error_result, result_json
 from snakegate.agent.backend import Backend, BackendError
-from snakegate.agent.events import ActionCalled, Approval, AssistantSaid, BackendFailed, Draft, DraftReady, Event
+from snakegate.agent.events import (ActionCalled, Approval, AssistantSaid, BackendFailed, Draft, DraftCleared,
+                                    DraftReady, Event)
 from snakegate.agent.tools import openai_tools
 from snakegate.errors import UserError
 from snakegate.provenance.origin import OriginError, origin_fields
 from snakegate.registry import Registry
 from snakegate.runconfig import dump_yaml, read_run_config, write_atomic
 from snakegate.settings import Settings
+
+RESTART_WORDS = ("restart", "start over")
+RESTARTED = "Starting over: the previous draft is gone. Describe what you want to run."
 
 DEFAULT_GREETING = ("Hello! Tell me what you would like to analyse, and with which data. I can find a workflow, "
                     "check your files and fill in its parameters; you approve the run in the panel.")
@@ -66,6 +79,24 @@ def _utc_now() -> str:
     return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+@dataclass
+class _Turn:
+    """One `send()` in progress: where its messages start, what to restore if it is abandoned."""
+
+    cancel: threading.Event
+    on_event: Callable[[Event], None] | None
+    start: int = 0
+    draft: Draft | None = None
+    approval: Approval | None = None
+    events: list[Event] = field(default_factory=list)
+    done: bool = False
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+        if self.on_event is not None:
+            self.on_event(event)
+
+
 class Conversation:
     """One chat session with one backend; the UI calls opening/send/approve/execute."""
 
@@ -82,6 +113,8 @@ class Conversation:
         self._ctx = ActionContext(registry, settings)
         self._approval: Approval | None = None  # the one approval that may run the current draft
         self._greeted = False
+        self._lock = threading.RLock()  # guards messages, draft and approval; never held during a model request
+        self._open: _Turn | None = None  # the turn in progress (or abandoned and not yet rolled back)
 
     # ---- talking ---------------------------------------------------------------------------------
     def opening(self) -> list[Event]:
@@ -92,40 +125,111 @@ class Conversation:
             self._greeted = True
         return [AssistantSaid(text)]
 
-    def send(self, text: str) -> list[Event]:
-        """One researcher message -> the model/tool loop until the model answers in text (or max_steps)."""
-        start = len(self.messages)
-        self.messages.append({"role": "user", "content": text})
-        events: list[Event] = []
-        for _ in range(self.max_steps):
-            try:
-                reply = self.backend.request(list(self.messages), self.tools)
-            except BackendError as exc:
-                return self._failed(events, start, exc.message)
-            except Exception as exc:  # an SDK error or a backend bug: report it, keep the conversation
-                return self._failed(events, start, self._describe_failure(exc))
-            if reply.text and reply.text.strip():
-                events.append(AssistantSaid(reply.text))
-            if not reply.tool_calls:
-                if not (reply.text and reply.text.strip()):
-                    return self._failed(events, start, f"the model ({self._where()}) sent an empty reply; "
-                                                       "send your message again or try another model")
-                self.messages.append({"role": "assistant", "content": reply.text})
-                return events
-            self._run_tool_calls(reply, events)
-        note = (f"I stopped after {self.max_steps} steps without reaching an answer. Tell me what to do next, "
-                "or rephrase the request.")
-        self.messages.append({"role": "assistant", "content": note})
-        events.append(AssistantSaid(note))
-        return events
+    def send(self, text: str, *, on_event: Callable[[Event], None] | None = None,
+             cancel: threading.Event | None = None) -> list[Event]:
+        """One researcher message -> the model/tool loop until the model answers in text (or max_steps).
 
-    def _run_tool_calls(self, reply, events: list[Event]) -> None:
+        `on_event` sees each event as it happens (from this thread). Setting `cancel` abandons the turn:
+        `send` then returns [] as soon as it notices, and the turn leaves nothing behind."""
+        if text.strip().lower() in RESTART_WORDS:
+            return self.restart(on_event=on_event)
+        turn = _Turn(cancel or threading.Event(), on_event)
+        with self._lock:
+            self._settle()
+            turn.start, turn.draft, turn.approval = len(self.messages), self.draft, self._approval
+            self.messages.append({"role": "user", "content": text})
+            self._open = turn
+        for _ in range(self.max_steps):
+            with self._lock:
+                if turn.cancel.is_set():
+                    return self._abandon(turn)
+                history = list(self.messages)
+            try:
+                reply, failure = self.backend.request(history, self.tools), None
+            except BackendError as exc:
+                reply, failure = None, exc.message
+            except Exception as exc:  # an SDK error or a backend bug: report it, keep the conversation
+                reply, failure = None, self._describe_failure(exc)
+            with self._lock:
+                if turn.cancel.is_set():
+                    return self._abandon(turn)
+                if failure is not None:
+                    return self._failed(turn, failure)
+                if reply.text and reply.text.strip():
+                    turn.emit(AssistantSaid(reply.text))
+                if not reply.tool_calls:
+                    if not (reply.text and reply.text.strip()):
+                        return self._failed(turn, f"the model ({self._where()}) sent an empty reply; "
+                                                  "send your message again or try another model")
+                    self.messages.append({"role": "assistant", "content": reply.text})
+                    return self._close(turn)
+                self._run_tool_calls(reply, turn)
+        with self._lock:
+            if turn.cancel.is_set():
+                return self._abandon(turn)
+            note = (f"I stopped after {self.max_steps} steps without reaching an answer. Tell me what to do "
+                    "next, or rephrase the request.")
+            self.messages.append({"role": "assistant", "content": note})
+            turn.emit(AssistantSaid(note))
+            return self._close(turn)
+
+    def restart(self, on_event: Callable[[Event], None] | None = None) -> list[Event]:
+        """A new conversation with the same backend: history, draft, approval and sensitive values are dropped."""
+        with self._lock:
+            self._settle()
+            if self._open is not None:  # a turn still running in another thread: it is abandoned
+                self._open.cancel.set()
+                self._settle()
+            had_draft = self.draft is not None
+            self.messages = self.messages[:1]
+            self._greeted = False
+            self.opening()
+            self.draft, self._approval = None, None
+            self._ctx.vault.clear()
+            turn = _Turn(threading.Event(), on_event)
+            if had_draft:
+                turn.emit(DraftCleared("you started over"))
+            turn.emit(AssistantSaid(RESTARTED))
+            return turn.events
+
+    def set_sensitive(self, workflow: str, name: str, value) -> None:
+        """Hold a sensitive param's value typed in the UI's masked field, out of band: it never enters the
+        history. The model refers to it as "<redacted>", which validate_params replaces by this value."""
+        with self._lock:
+            self._ctx.vault[(workflow, (name,))] = value
+
+    def _settle(self) -> None:
+        """Roll back a turn that was abandoned while its model request was out (caller holds the lock)."""
+        turn = self._open
+        if turn is not None and turn.cancel.is_set() and not turn.done:
+            self._abandon(turn)
+
+    def _abandon(self, turn: _Turn) -> list[Event]:
+        if not turn.done:
+            del self.messages[turn.start:]
+            self.draft, self._approval = turn.draft, turn.approval
+            turn.done = True
+        if self._open is turn:
+            self._open = None
+        return []
+
+    def _close(self, turn: _Turn) -> list[Event]:
+        turn.done = True
+        if self._open is turn:
+            self._open = None
+        return turn.events
+
+    def _run_tool_calls(self, reply, turn: _Turn) -> None:
         outcomes: list[tuple[str, Outcome, Draft | None]] = []
         for n, call in enumerate(reply.tool_calls):
             call_id = call.id or f"call_{len(self.messages)}_{n}"
             outcome, draft = call_action(self._ctx, call.name, call.arguments), None
             if outcome.proposal is not None:
                 outcome, draft = self._write_draft(outcome)
+            elif self._starts_another_workflow(outcome):
+                # the researcher is filling another workflow now: the old draft must not stay approvable
+                self.draft, self._approval = None, None
+                turn.emit(DraftCleared(f"the conversation moved on to {outcome.arguments.get('workflow')}"))
             outcomes.append((call_id, outcome, draft))
         # The history holds the redacted arguments: the next request must not carry a sensitive value.
         self.messages.append({"role": "assistant", "content": reply.text or None, "tool_calls": [
@@ -134,9 +238,13 @@ class Conversation:
             for call_id, o, _ in outcomes]})
         for call_id, outcome, draft in outcomes:
             self.messages.append({"role": "tool", "tool_call_id": call_id, "content": result_json(outcome.result)})
-            events.append(ActionCalled(outcome.name, outcome.arguments, outcome.ok, outcome.summary))
+            turn.emit(ActionCalled(outcome.name, outcome.arguments, outcome.ok, outcome.summary))
             if draft is not None:
-                events.append(DraftReady(draft))
+                turn.emit(DraftReady(draft))
+
+    def _starts_another_workflow(self, outcome: Outcome) -> bool:
+        return (self.draft is not None and outcome.ok and outcome.name == "describe_workflow"
+                and outcome.arguments.get("workflow") != self.draft.workflow)
 
     def _write_draft(self, outcome: Outcome) -> tuple[Outcome, Draft | None]:
         p: Proposal = outcome.proposal
@@ -163,13 +271,13 @@ class Conversation:
         self._approval = None
         return outcome, self.draft
 
-    def _failed(self, events: list[Event], start: int, message: str) -> list[Event]:
+    def _failed(self, turn: _Turn, message: str) -> list[Event]:
         # Nothing happened this turn: drop the researcher's message so sending it again is a clean retry.
         # (Tool steps that did run stay: their tool messages answer their calls, so the history is valid.)
-        if len(self.messages) == start + 1:
-            del self.messages[start:]
-        events.append(BackendFailed(message))
-        return events
+        if len(self.messages) == turn.start + 1:
+            del self.messages[turn.start:]
+        turn.emit(BackendFailed(message))
+        return self._close(turn)
 
     def _where(self) -> str:
         url = getattr(self.backend, "base_url", None)

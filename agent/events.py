@@ -56,10 +56,18 @@ class DraftReady:
 
 
 @dataclass(frozen=True)
+class DraftCleared:
+    """The draft on screen is withdrawn (the researcher started over, or is filling another workflow):
+    it can no longer be approved."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class BackendFailed:
     """The model could not be reached or misbehaved; nothing was lost, the researcher may retry."""
 
     message: str
 
 
-Event = AssistantSaid | ActionCalled | DraftReady | BackendFailed
+Event = AssistantSaid | ActionCalled | DraftReady | DraftCleared | BackendFailed
