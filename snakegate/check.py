@@ -30,6 +30,7 @@ CODES = (
     "manifest_invalid", "schema_invalid", "default_invalid", "undeclared_config_key", "unused_param",
     "dynamic_config_access", "artifact_not_consumed", "output_not_produced", "hidden_input", "rule_not_declared",
     "io_name_unknown", "edge_type_mismatch", "example_invalid", "dag_error", "lint", "format", "tool_missing",
+    "config_not_validated",
 )
 # Lints that do not apply to this registry: its workflows run inside snakegate's own
 # environment (their scientific libraries are snakegate dependencies), not per-rule conda envs.
@@ -183,7 +184,7 @@ def config_key_findings(f: WorkflowFacts) -> list[Finding]:
     if f.scan is None or f.schema is None:
         return []
     schema, scan = f.schema, f.scan
-    out: list[Finding] = []
+    out: list[Finding] = validation_findings(f)
     for file, line, message in scan.unfollowed:
         out.append(Finding("warning", f.id, "dynamic_config_access", message + "; its config reads are not checked",
                            file=file, line=line, hint="include files with a literal relative path"))
@@ -250,6 +251,28 @@ def config_key_findings(f: WorkflowFacts) -> list[Finding]:
                                 + (f"`{format_path(d.prefix)}` as a free-form mapping (additionalProperties)"
                                    if d.prefix else "the values in a mapping param")))
     return out
+
+
+def validation_findings(f: WorkflowFacts) -> list[Finding]:
+    """The Snakefile validates its own config against schema.json with Snakemake's validate(),
+    so a standalone run (snakemake -s workflows/<id>/Snakefile) stops on bad params before any job."""
+    if f.scan is None:
+        return []
+    wanted = os.path.join(f.folder, "schema.json")
+    for file, _line, schema in f.scan.validations:
+        if schema is None:
+            continue
+        base = os.path.dirname(os.path.join(f.root, file) if f.root else file)
+        if os.path.normpath(os.path.join(base, schema)) == os.path.normpath(wanted):
+            return []
+    named = [s for _, _, s in f.scan.validations]
+    what = (f"validates its config against {', '.join(repr(s) for s in named)}, not against the workflow's schema.json"
+            if named else "does not validate its config")
+    return [Finding("error", f.id, "config_not_validated", f"the Snakefile {what}, so a standalone run "
+                    f"(snakemake -s {f.rel}/Snakefile) accepts any params and fails inside a job, or runs with wrong ones",
+                    file=f"{f.rel}/Snakefile", line=1,
+                    hint='add `from snakemake.utils import validate` and `validate(config, "schema.json")` near the '
+                         "top of the Snakefile (the path is relative to the file that calls it)")]
 
 
 def example_findings(f: WorkflowFacts) -> list[Finding]:

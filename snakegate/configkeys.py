@@ -55,6 +55,8 @@ class ConfigScan:
     reads: list[ConfigRead] = field(default_factory=list)
     dynamic: list[DynamicAccess] = field(default_factory=list)
     files: list[str] = field(default_factory=list)  # Snakefile and included files, in reading order
+    # (file, line, schema path as written) for each `validate(config, "<schema>")` call
+    validations: list[tuple[str, int | None, str | None]] = field(default_factory=list)
     # (file, line, message) for includes that could not be followed
     unfollowed: list[tuple[str, int | None, str]] = field(default_factory=list)
     # file -> {line of the compiled Python: line of that file}; Snakemake's own rule.lineno and
@@ -125,6 +127,7 @@ def scan_workflow(snakefile: Path, display_root: Path | None = None) -> ConfigSc
         result = scan_source(tree, linemap, shown)
         scan.reads.extend(result.reads)
         scan.dynamic.extend(result.dynamic)
+        scan.validations.extend((shown, line, schema) for schema, line in result.validations)
         for target, line in result.includes:
             if target is None:
                 scan.unfollowed.append((shown, line, "an include path that is not a literal string is not followed"))
@@ -147,13 +150,14 @@ class SourceScan:
     reads: list[ConfigRead]
     dynamic: list[DynamicAccess]
     includes: list[tuple[str | None, int | None]]  # (literal path or None, Snakefile line)
+    validations: list[tuple[str | None, int | None]] = field(default_factory=list)  # (schema path, line)
 
 
 def scan_source(tree: ast.AST, linemap: dict[int, int], file: str) -> SourceScan:
     """Pure: the config accesses and includes in one compiled Snakefile's AST."""
     visitor = _Visitor(linemap, file, _string_bindings(tree))
     visitor.visit(tree)
-    return SourceScan(visitor.reads, visitor.dynamic, visitor.includes)
+    return SourceScan(visitor.reads, visitor.dynamic, visitor.includes, visitor.validations)
 
 
 def _string_bindings(tree: ast.AST) -> dict[str, list[str]]:
@@ -214,6 +218,7 @@ class _Visitor(ast.NodeVisitor):
         self.reads: list[ConfigRead] = []
         self.dynamic: list[DynamicAccess] = []
         self.includes: list[tuple[str | None, int | None]] = []
+        self.validations: list[tuple[str | None, int | None]] = []
 
     def _line(self, node) -> int | None:
         n = getattr(node, "lineno", None)
@@ -301,6 +306,14 @@ class _Visitor(ast.NodeVisitor):
             arg = node.args[0] if node.args else None
             literal = arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else None
             self.includes.append((literal, self._line(node)))
+        if _is_validate(func) and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == "config":
+            # Snakemake's validate(config, "schema.json") checks the config; it reads no key itself
+            arg = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "schema"), None)
+            literal = arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else None
+            self.validations.append((literal, self._line(node)))
+            for sub in node.args[1:] + [k.value for k in node.keywords]:
+                self.visit(sub)
+            return
         chain = self._chain(node)
         if chain is not None:
             self._record(node, chain)
@@ -350,6 +363,13 @@ class _Visitor(ast.NodeVisitor):
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
         self.generic_visit(node)
+
+
+def _is_validate(func: ast.AST) -> bool:
+    """`validate(...)` or `snakemake.utils.validate(...)` / `utils.validate(...)`."""
+    return ((isinstance(func, ast.Name) and func.id == "validate")
+            or (isinstance(func, ast.Attribute) and func.attr == "validate"
+                and isinstance(func.value, (ast.Name, ast.Attribute))))
 
 
 def _text(node: ast.AST) -> str:

@@ -39,6 +39,7 @@ EXPECTED = {
     "ambiguous": ({"dag_error"}, None),
     "bad-default": ({"default_invalid", "example_invalid"}, None),
     "bad-manifest": ({"manifest_invalid"}, None),
+    "unvalidated": ({"config_not_validated"}, None),
 }
 
 
@@ -99,7 +100,7 @@ def test_findings_point_at_the_snakefile_line(broken_report):
     line = (BROKEN / undeclared["file"]).read_text().splitlines()[undeclared["line"] - 1]
     assert 'config["threshold"]' in line
     (syntax,) = errors_of(report, "syntax-error")
-    assert syntax["line"] == 22 and "shell" in syntax["message"]
+    assert syntax["line"] == 27 and "shell" in syntax["message"]
     (undeclared_rule,) = errors_of(report, "rule-undeclared")
     assert (BROKEN / undeclared_rule["file"]).read_text().splitlines()[undeclared_rule["line"] - 1] == "rule tally:"
 
@@ -127,7 +128,7 @@ def test_dynamic_config_access_alone_is_a_warning_and_exit_0():
     assert report["ok"] is True
     dynamic = [f for f in report["findings"] if f["code"] == "dynamic_config_access"]
     assert dynamic and all(f["severity"] == "warning" for f in dynamic)
-    assert dynamic[0]["rule"] == "head" and dynamic[0]["line"] == 15
+    assert dynamic[0]["rule"] == "head" and dynamic[0]["line"] == 20
 
 
 def test_human_output_groups_by_workflow_and_says_how_to_fix(cli):
