@@ -18,8 +18,7 @@ run's records alone. `x-sensitive` parameter values are hashed in the crate (the
 own config.yaml, invocation.json, run.json and snakemake.log are copied with them hashed).
 The core passes the manifest and schema in as dicts.
 
-`validate()` runs roc-validator offline: the RO-Crate 1.3 JSON-LD context comes from
-rocrate's bundled copy and the 1.1 context is derived from it (see _offline_context_cache).
+`validate()` runs roc-validator as a separate command, offline (rocval.py).
 """
 
 from __future__ import annotations
@@ -366,66 +365,10 @@ def _slug(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "-" for c in str(text)).strip("-") or "x"
 
 
-_CONTEXT_CACHE: list[str] = []
-# RO-Crate 1.1 maps the Bioschemas terms to these IRIs; the 1.3 context bundled with rocrate uses
-# https://bioschemas.org/terms/... for the same four terms and is otherwise a superset.
-_BIOSCHEMAS_1_1 = {"ComputationalWorkflow": "https://bioschemas.org/ComputationalWorkflow",
-                   "FormalParameter": "https://bioschemas.org/FormalParameter",
-                   "input": "https://bioschemas.org/ComputationalWorkflow#input",
-                   "output": "https://bioschemas.org/ComputationalWorkflow#output"}
+def validate(crate_path: Path, profile: str = "provenance-run-crate-0.5", severity: str = "required") -> list[str]:
+    """Problems roc-validator finds at `severity` and above (an empty list means the crate passes).
 
+    roc-validator runs as its own command, offline (rocval.py); ValidatorMissing when there is none."""
+    from snakegate.provenance import rocval
 
-def _offline_context_cache() -> str:
-    """A requests-cache database holding the RO-Crate JSON-LD contexts, so validation needs no network.
-
-    The 1.3 context is the one bundled with rocrate; the 1.1 context is derived from it (the four
-    Bioschemas terms mapped back to their 1.1 IRIs). Made once per process: roc-validator's HTTP
-    session is a singleton that keeps the cache it was first given."""
-    if _CONTEXT_CACHE:
-        return _CONTEXT_CACHE[0]
-    import atexit
-    import io
-    import shutil
-    import tempfile
-
-    import rocrate
-    import urllib3
-    from requests.adapters import HTTPAdapter
-    from requests_cache import CachedSession
-
-    bundled = json.loads((Path(rocrate.__file__).parent / "data" / "ro-crate.jsonld").read_text(encoding="utf-8"))
-    v11 = json.loads(json.dumps(bundled))
-    v11["@id"] = "https://w3id.org/ro/crate/1.1/context"
-    v11["@context"].update(_BIOSCHEMAS_1_1)
-    documents = {"https://w3id.org/ro/crate/1.3/context": json.dumps(bundled).encode(),
-                 "https://w3id.org/ro/crate/1.1/context": json.dumps(v11).encode()}
-
-    class _Bundled(HTTPAdapter):
-        def send(self, request, **kwargs):
-            body = documents[request.url]
-            raw = urllib3.HTTPResponse(body=io.BytesIO(body), headers={"Content-Type": "application/ld+json"},
-                                       status=200, preload_content=False, request_url=request.url)
-            return self.build_response(request, raw)
-
-    folder = tempfile.mkdtemp(prefix="snakegate-rocrate-contexts-")
-    atexit.register(shutil.rmtree, folder, True)
-    cache = str(Path(folder) / "http_cache")
-    session = CachedSession(cache_name=cache, backend="sqlite", expire_after=-1, allowable_methods=("GET",),
-                            allowable_codes=(200, 302, 404))
-    session.mount("https://", _Bundled())
-    for url in documents:
-        session.get(url, headers={"Accept": "application/ld+json, application/json, */*;q=0.1"})
-    session.close()
-    _CONTEXT_CACHE.append(cache)
-    return cache
-
-
-def validate(crate_path: Path, profile: str = "provenance-run-crate-0.5") -> list[str]:
-    """Problems roc-validator finds at REQUIRED severity (an empty list means the crate passes). Offline."""
-    from rocrate_validator import models, services
-
-    settings = models.ValidationSettings(rocrate_uri=str(Path(crate_path).resolve()), profile_identifier=profile,
-                                         requirement_severity=models.Severity.REQUIRED, offline=True,
-                                         cache_path=_offline_context_cache())
-    result = services.validate(settings)
-    return [f"{issue.check.identifier if issue.check else '?'}: {issue.message}" for issue in result.get_issues()]
+    return [str(issue) for issue in rocval.validate(Path(crate_path), profile, severity)]

@@ -57,3 +57,14 @@ def snakegate_cmd():
     """The installed console command run in a fresh process (for cross-process and traceback checks)."""
     exe = shutil.which("snakegate")
     return [exe] if exe else [sys.executable, "-m", "snakegate.cli"]
+
+
+@pytest.fixture
+def roc_validator():
+    """roc-validator's command (it lives in its own environment; .ci/run provisions it), or a skip saying how."""
+    from snakegate.provenance import rocval
+
+    cli = rocval.find()
+    if cli is None:
+        pytest.skip(f"roc-validator is not available; provision it with: {rocval.PROVISION}")
+    return cli

@@ -262,7 +262,7 @@ def test_diff_of_a_run_with_its_rerun_finds_nothing(sg, rerun, base):
 
 
 # ---- export -------------------------------------------------------------------------------------
-def test_export_writes_a_crate_that_passes_the_provenance_run_crate_profile(sg, base, tmp_path):
+def test_export_writes_a_crate_that_passes_the_provenance_run_crate_profile(sg, base, tmp_path, roc_validator):
     dest = tmp_path / "crate"
     code, out, err = sg("export", base.name, "--ro-crate", dest, "--validate")
     assert code == 0, out + err
@@ -280,7 +280,7 @@ def test_export_writes_a_crate_that_passes_the_provenance_run_crate_profile(sg, 
     assert (dest / "runs" / base.name / "prov.json").is_file()
 
 
-def test_export_to_a_zip_and_refuses_a_non_empty_folder(sg, base, tmp_path):
+def test_export_to_a_zip_and_refuses_a_non_empty_folder(sg, base, tmp_path, roc_validator):
     from snakegate.provenance import rocrate_export
 
     target = tmp_path / "run.zip"
@@ -296,7 +296,7 @@ def test_export_to_a_zip_and_refuses_a_non_empty_folder(sg, base, tmp_path):
     assert code == 2 and "is not empty" in err
 
 
-def test_the_validator_rejects_a_crate_whose_workflow_is_not_a_howto(sg, base, tmp_path):
+def test_the_validator_rejects_a_crate_whose_workflow_is_not_a_howto(sg, base, tmp_path, roc_validator):
     from snakegate.provenance import rocrate_export
 
     dest = tmp_path / "broken"
@@ -309,3 +309,12 @@ def test_the_validator_rejects_a_crate_whose_workflow_is_not_a_howto(sg, base, t
     path.write_text(json.dumps(metadata))
     problems = rocrate_export.validate(dest)
     assert any("HowTo" in p for p in problems), problems
+
+
+def test_export_validate_without_a_validator_names_the_command_that_provisions_one(sg, base, tmp_path, monkeypatch):
+    monkeypatch.setenv("SNAKEGATE_ROC_VALIDATOR", str(tmp_path / "no-such-validator"))
+    dest = tmp_path / "crate"
+    code, out, err = sg("export", base.name, "--ro-crate", dest, "--validate")
+    assert code == 2 and "Traceback" not in err
+    assert "python3 -m venv .ci/.rocval" in err and "the crate itself was written" in err
+    assert (dest / "ro-crate-metadata.json").is_file()

@@ -334,11 +334,13 @@ def cmd_export(ctx) -> int:
         raise UserError(str(exc)) from None
     print(f"wrote the Workflow Run RO-Crate (Provenance Run Crate 0.5) of run {run_dir.name} to {dest}")
     if ctx.args.validate:
+        from snakegate.provenance import rocval
         try:
             problems = rocrate_export.validate(dest)
-        except ImportError as exc:
-            raise UserError(f"--validate needs roc-validator ({exc.name} is not installed): "
-                            "pip install roc-validator; the crate itself was written") from None
+        except rocval.ValidatorMissing as exc:
+            raise UserError(f"--validate: {exc}; the crate itself was written") from None
+        except rocval.ValidatorFailed as exc:
+            raise UserError(f"--validate: {exc}; the crate itself was written", ExitCode.INVALID) from None
         if problems:
             print(f"roc-validator found {len(problems)} problem(s) at REQUIRED severity:")
             for p in problems:
