@@ -2,7 +2,8 @@
 
 Each check reads at most the first 64 KiB of the file and returns None when
 the file looks right or a sentence saying what is wrong. Table headers are
-read here too (for `x-column-of`), never the whole table.
+read here too (for `x-column-of`), never the whole table; for an `.npz` archive
+the zip directory and each array's header (name, shape, dtype), never the arrays.
 """
 
 from __future__ import annotations
@@ -10,11 +11,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import zipfile
+import zlib
 from pathlib import Path
 
 from snakegate.metaschemas import artifact_types
 
 HEAD_BYTES = 64 * 1024
+MAX_NPZ_MEMBERS = 1024
 
 
 def _head(path: Path, size: int = HEAD_BYTES) -> bytes:
@@ -102,11 +106,64 @@ def _check(path: Path, type_name: str) -> str | None:
         if text is None or not text.lstrip().startswith(spec["prefix"]):
             return f"is not a {type_name}: expected text starting with {spec['prefix']!r}"
         return None
+    if kind == "npz":
+        try:
+            npz_headers(path)
+        except ValueError as exc:
+            return f"is not a {type_name}: {exc}"
+        return None
     if kind == "text":
         if _text_head(path) is None:
             return f"is not {type_name}: expected UTF-8 text"
         return None
     return None
+
+
+def npz_headers(path: Path) -> dict[str, dict]:
+    """{array name: {"shape": [...], "dtype": "float32"}} from an .npz's zip directory and .npy headers.
+
+    Reads a few hundred bytes per array, never the data; ValueError says what is wrong
+    (not a zip, a member that is not a .npy array, an object array that would need pickle).
+    """
+    import numpy as np  # local: only .npz inputs pay for importing numpy
+
+    if not zipfile.is_zipfile(path):
+        raise ValueError("expected a zip archive of .npy arrays (numpy.savez)")
+    out: dict[str, dict] = {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+            if not members:
+                raise ValueError("the archive holds no arrays")
+            if len(members) > MAX_NPZ_MEMBERS:
+                raise ValueError(f"the archive holds {len(members)} members, more than {MAX_NPZ_MEMBERS}")
+            for info in members:
+                if not info.filename.endswith(".npy") or info.is_dir():
+                    raise ValueError(f"member {info.filename!r} is not a .npy array")
+                with archive.open(info) as fh:
+                    version = np.lib.format.read_magic(fh)
+                    if version == (1, 0):
+                        shape, _, dtype = np.lib.format.read_array_header_1_0(fh)
+                    elif version == (2, 0):
+                        shape, _, dtype = np.lib.format.read_array_header_2_0(fh)
+                    else:
+                        raise ValueError(f"array {info.filename!r} uses .npy format {version}, not 1.0 or 2.0")
+                if dtype.hasobject:
+                    raise ValueError(f"array {info.filename[:-4]!r} holds Python objects (it would need pickle, "
+                                     "which is never loaded); save numeric arrays")
+                out[info.filename[:-4]] = {"shape": [int(n) for n in shape], "dtype": str(dtype)}
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, zlib.error) as exc:
+        raise ValueError(f"the zip archive cannot be read ({exc})") from None
+    except ValueError:
+        raise
+    return out
+
+
+def array_headers(path: Path, type_name: str) -> dict[str, dict] | None:
+    """Shapes and dtypes of the arrays in an array-archive artifact; None for other types."""
+    if artifact_types().get(type_name, {}).get("check") != "npz":
+        return None
+    return npz_headers(path)
 
 
 def is_table(type_name: str) -> bool:

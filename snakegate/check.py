@@ -83,7 +83,7 @@ class WorkflowFacts:
     examples_skipped: str | None = None  # why the examples were not gated
     lints: list[dict] = field(default_factory=list)  # {rule, file, line, title, body}
     format_diffs: list[dict] = field(default_factory=list)  # {file, line, changed, excerpt}
-    missing_tools: list[str] = field(default_factory=list)
+    missing_tools: list[dict] = field(default_factory=list)  # {name, install} of declared tools not on PATH
     crashes: list[tuple[str, str]] = field(default_factory=list)  # (code, message) from gathering
 
 
@@ -562,9 +562,10 @@ def hygiene_findings(f: WorkflowFacts) -> list[Finding]:
                            file=diff["file"], line=diff.get("line"), hint=f"run `snakefmt {diff['file']}`"))
     for tool in f.missing_tools:
         out.append(Finding("warning", f.id, "tool_missing",
-                           f"declared tool `{tool}` is not on PATH here, so this workflow cannot be tested on this machine",
+                           f"declared tool `{tool['name']}` is not on PATH here, so this workflow cannot be run or "
+                           "tested on this machine",
                            file=f"{f.rel}/workflow.yaml",
-                           hint=f"install `{tool}` (or load its module) before `snakegate test {f.id}`"))
+                           hint=f"install it: `{tool['install']}` (or load its module) before `snakegate test {f.id}`"))
     return out
 
 

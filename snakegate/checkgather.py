@@ -155,7 +155,8 @@ def _gather_examples(facts: WorkflowFacts, folder: Path, registry, settings) -> 
                                         message=f"the example names workflow `{data.get('workflow')}`, not `{wf.id}`",
                                         hint=f"set `workflow: {wf.id}`")]
             continue
-        result = gate(registry, data, settings, check_dag=False)
+        # Missing external tools are this machine's problem, not the example's: a warning (_gather_tools).
+        result = gate(registry, data, settings, check_dag=False, check_tools=False)
         if not result.ok:
             ex.gate_errors = list(result.errors)
             continue
@@ -263,7 +264,8 @@ def parse_compact_diff(text: str, root: Path) -> list[dict]:
 
 def _gather_tools(facts: WorkflowFacts, folder: Path, registry, settings) -> None:
     tools = (facts.manifest or {}).get("tools") or []
-    facts.missing_tools = [t for t in tools if isinstance(t, str) and shutil.which(t) is None]
+    facts.missing_tools = [{"name": t["name"], "install": t.get("install")} for t in tools
+                           if isinstance(t, dict) and isinstance(t.get("name"), str) and shutil.which(t["name"]) is None]
 
 
 # ----------------------------------------------------------------------------------------------

@@ -3,8 +3,10 @@
 Order of proof: the run config's shape, the workflow and version, the params
 against the contract (defaults filled first), then the data (artifact paths
 inside the data roots after resolving `..` and symlinks, cheap format checks,
-`x-column-of` against table headers), then Snakemake's DAG for the resolved
-params. The gate reads input files (headers, hashes) but never writes.
+`x-column-of` against table headers), then the workflow's own preflight
+(cross-field rules on params and artifact headers, `snakegate.preflight`) and
+its external tools on PATH (`snakegate.tools`), then Snakemake's DAG for the
+resolved params. The gate reads input files (headers, hashes) but never writes.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from snakegate import artifacts, metaschemas
+from snakegate import artifacts, metaschemas, preflight, tools
 from snakegate.contract import (
     did_you_mean, fill_defaults, format_path, is_builtin, iter_column_nodes, iter_nodes, schema_errors,
 )
@@ -178,8 +180,12 @@ def _portable(path: Path, root: Path) -> str:
         return str(path)
 
 
-def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: bool = True) -> GateResult:
-    """Prove an invocation complete and runnable, or say precisely why not."""
+def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: bool = True,
+         check_tools: bool = True) -> GateResult:
+    """Prove an invocation complete and runnable, or say precisely why not.
+
+    `check_tools=False` proves the invocation without asking whether this machine has the
+    workflow's external tools (`snakegate check` reports those as warnings instead)."""
     errors = _shape_errors(invocation)
     if errors:
         return GateResult(ok=False, workflow=invocation.get("workflow") if isinstance(invocation, dict) and
@@ -209,6 +215,10 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
     errors.extend(e for e in _non_json_errors(params) if e.path not in flagged)
     good = _resolve_artifacts(wf, params, settings, errors)
     _column_errors(wf, params, good, errors)
+    if not errors:  # a preflight reasons about params that passed the contract and data that exist
+        errors.extend(preflight.run(wf.folder, wf_id, wf.schema, params, good))
+    if check_tools:
+        errors.extend(tools.tool_errors(wf_id, wf.manifest))
     if errors:
         return GateResult(ok=False, workflow=wf_id, errors=errors)
 

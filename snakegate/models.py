@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 ErrorCode = Literal[
     "unknown_workflow", "version_mismatch", "invalid_yaml", "required", "type", "range", "enum",
     "pattern", "unknown_param", "path_outside_roots", "not_found", "format", "column_missing", "dag",
-    "invocation_mismatch",
+    "invocation_mismatch", "preflight", "tool_missing",
 ]
 
 
@@ -38,6 +38,20 @@ class TestSettings(BaseModel):
     float_tolerance: dict[str, float] = Field(default_factory=dict)
 
 
+class Tool(BaseModel):
+    """An external executable a workflow needs on PATH (workflow.yaml `tools:`).
+
+    `version_command` is run without a shell; its stdout and stderr together hold the
+    version, which `version_pattern` (first group) extracts, else the first non-empty line.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    version_command: list[str]
+    version_pattern: str | None = None
+    install: str
+
+
 class Manifest(BaseModel):
     """workflows/<id>/workflow.yaml, after it passed schemas/workflow.schema.json."""
 
@@ -49,7 +63,7 @@ class Manifest(BaseModel):
     tags: list[str] = Field(default_factory=list)
     maintainers: list[Maintainer]
     trust: Literal["curated", "community"]
-    tools: list[str] = Field(default_factory=list)
+    tools: list[Tool] = Field(default_factory=list)
     rules: dict[str, RuleIO] = Field(default_factory=dict)
     outputs: dict[str, DeclaredOutput]
     test: TestSettings = Field(default_factory=TestSettings)

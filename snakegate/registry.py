@@ -40,6 +40,10 @@ def manifest_problems(data, folder_name: str) -> list[str]:
     for err in sorted(metaschemas.validator("workflow.schema.json").iter_errors(data), key=lambda e: list(e.path)):
         where = ".".join(str(p) for p in err.absolute_path) or "(top level)"
         problems.append(f"{where}: {err.message}")
+    names = [t.get("name") for t in data.get("tools") or [] if isinstance(t, dict)] if isinstance(data.get("tools"), list) else []
+    repeated = sorted({n for n in names if isinstance(n, str) and names.count(n) > 1})
+    if repeated:
+        problems.append(f"tools: {', '.join(repeated)} declared more than once")
     if isinstance(data.get("id"), str) and data["id"] != folder_name:
         problems.append(f"id: {data['id']!r} must equal the folder name {folder_name!r}")
     return problems

@@ -27,6 +27,7 @@ from typing import Any, Literal
 
 from snakegate.models import GateError
 from snakegate.runconfig import dump_yaml, read_run_config
+from snakegate.tools import only_tools_missing
 
 Status = Literal["identical", "differs", "missing", "no expected file"]
 # Same thread counts everywhere, so BLAS and friends give the same bits on every machine.
@@ -52,6 +53,8 @@ class CaseResult:
     run_failed: str | None = None  # tail of Snakemake's log
     outputs: list[OutputResult] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
+    # Why the case was not run on this machine (a declared external tool is missing); not a failure.
+    skipped: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -153,6 +156,9 @@ def run_case(registry, settings, wf, case_dir: Path, *, update: bool = False) ->
         return result
     verdict = gate(registry, data, settings.with_data_roots(wf.folder / "test"))
     if not verdict.ok:
+        if only_tools_missing(verdict.errors):
+            result.skipped = "; ".join(f"{e.message} ({e.hint})" for e in verdict.errors)
+            return result
         result.gate_errors = list(verdict.errors)
         return result
 

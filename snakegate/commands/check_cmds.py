@@ -113,6 +113,7 @@ def cmd_test(ctx) -> int:
         return _nothing(ctx, "test")
     failed = 0
     total = 0
+    skipped = 0
     for folder in folders:
         wf = ctx.registry.get(folder.name)
         if wf is None:
@@ -139,15 +140,21 @@ def cmd_test(ctx) -> int:
             total += 1
             result = run_case(ctx.registry, ctx.settings, wf, case, update=ctx.args.update)
             print_case(result)
-            failed += 0 if result.ok else 1
-    passed = total - failed if total >= failed else 0
-    print(f"\n{total} test case(s): {passed} passed, {failed} failed")
+            if result.skipped:
+                skipped += 1
+            elif not result.ok:
+                failed += 1
+    passed = max(total - failed - skipped, 0)
+    print(f"\n{total} test case(s): {passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     return ExitCode.OK if failed == 0 else ExitCode.INVALID
 
 
 def print_case(result, stream=None) -> None:
     stream = stream or sys.stdout
     label = f"{result.workflow}/{result.case}"
+    if result.skipped:
+        print(f"skip  {label}: {result.skipped}", file=stream)
+        return
     print(f"{'ok   ' if result.ok else 'FAIL '} {label}", file=stream)
     for err in result.gate_errors:
         print(f"      refused by the gate: {err.path or '(file)'} [{err.code}]: {err.message}", file=stream)
