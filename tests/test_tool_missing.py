@@ -48,6 +48,11 @@ WORKFLOW = {
         "properties": {"word": {"type": "string", "default": "hello", "description": "The word the tool prints."}},
     }),
     "Snakefile": f"""\
+        from snakemake.utils import validate
+
+        validate(config, "schema.json")
+
+
         rule all:
             input:
                 "results/stamp.txt",
