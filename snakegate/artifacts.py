@@ -67,6 +67,28 @@ def table_header(path: Path, delimiter: str) -> list[str] | None:
     return header
 
 
+def count_rows(path: Path, type_name: str, stop_at: int) -> int | None:
+    """Data rows under the header of a delimited table, counting no further than `stop_at`
+    (None when unreadable). Reads line by line, never the whole file."""
+    try:
+        with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+            reader = csv.reader(fh, delimiter=delimiter(type_name))
+            seen_header = False
+            rows = 0
+            for record in reader:
+                if not any(c.strip() for c in record):
+                    continue
+                if not seen_header:
+                    seen_header = True
+                    continue
+                rows += 1
+                if rows >= stop_at:
+                    break
+            return rows
+    except (OSError, csv.Error):
+        return None
+
+
 def check(path: Path, type_name: str) -> str | None:
     """None when `path` passes the cheap check of `type_name`, else what is wrong."""
     try:

@@ -228,6 +228,26 @@ def _walk_schema(schema: Any, pointer: str = "") -> Iterator[tuple[str, dict]]:
             yield from _walk_schema(sub, f"{pointer}/{key}/{i}")
 
 
+def _sheet_problems(pointer: str, sub: dict, known: set) -> list[tuple[str, str]]:
+    """x-sample-sheet sits on a table artifact and is itself a JSON Schema whose path columns have known types."""
+    out = []
+    sheet = sub["x-sample-sheet"]
+    if not artifacts.is_table(sub.get("x-artifact", "")):
+        out.append(("schema_invalid", f"{pointer}: x-sample-sheet needs x-artifact csv-table or tsv-table on the same param"))
+    if not isinstance(sheet, dict):
+        return out + [("schema_invalid", f"{pointer}: x-sample-sheet must be a JSON Schema object for one row")]
+    try:
+        Draft202012Validator.check_schema({k: v for k, v in sheet.items() if k != "$schema"})
+    except Exception as exc:  # SchemaError
+        out.append(("schema_invalid", f"{pointer}/x-sample-sheet: not a valid JSON Schema: {getattr(exc, 'message', exc)}"))
+    for column, col in (sheet.get("properties") or {}).items():
+        art = col.get("x-artifact") if isinstance(col, dict) else None
+        if art is not None and art not in known:
+            out.append(("schema_invalid", f"{pointer}/x-sample-sheet/properties/{column}: x-artifact {art!r} is not a "
+                                          f"known artifact type (known: {', '.join(sorted(known))})"))
+    return out
+
+
 def contract_problems(schema: dict) -> list[tuple[str, str]]:
     """(code, sentence) for each way a schema.json fails to be a well-formed contract (pure).
     Codes: schema_invalid, default_invalid."""
@@ -256,6 +276,8 @@ def contract_problems(schema: dict) -> list[tuple[str, str]]:
             elif not artifacts.is_table(target["x-artifact"]):
                 problems.append(("schema_invalid", f"{pointer}: x-column-of {ref!r} points to a "
                                                    f"{target['x-artifact']}, which has no columns"))
+        if "x-sample-sheet" in sub:
+            problems.extend(_sheet_problems(pointer, sub, known))
         if "x-sensitive" in sub and not isinstance(sub["x-sensitive"], bool):
             problems.append(("schema_invalid", f"{pointer}: x-sensitive must be true or false"))
         if "default" in sub:

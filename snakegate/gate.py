@@ -3,10 +3,11 @@
 Order of proof: the run config's shape, the workflow and version, the params
 against the contract (defaults filled first), then the data (artifact paths
 inside the data roots after resolving `..` and symlinks, cheap format checks,
-`x-column-of` against table headers), then the workflow's own preflight
-(cross-field rules on params and artifact headers, `snakegate.preflight`) and
-its external tools on PATH (`snakegate.tools`), then Snakemake's DAG for the
-resolved params. The gate reads input files (headers, hashes) but never writes.
+`x-column-of` against table headers, sample-sheet rows and the files they name
+(`snakegate.samplesheet`)), then the workflow's own preflight (cross-field
+rules on params and artifact headers, `snakegate.preflight`) and its external
+tools on PATH (`snakegate.tools`), then Snakemake's DAG for the resolved
+params. The gate reads input files (headers, hashes) but never writes.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from snakegate import artifacts, metaschemas, preflight, tools
+from snakegate import artifacts, metaschemas, preflight, samplesheet, tools
 from snakegate.contract import (
     did_you_mean, fill_defaults, format_path, is_builtin, iter_column_nodes, iter_nodes, schema_errors,
 )
@@ -215,6 +216,8 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
     errors.extend(e for e in _non_json_errors(params) if e.path not in flagged)
     good = _resolve_artifacts(wf, params, settings, errors)
     _column_errors(wf, params, good, errors)
+    sheet_inputs = samplesheet.gate_tables(wf.schema, params, good, settings.registry_root,
+                                           [r.resolve() for r in settings.data_roots], errors)
     if not errors:  # a preflight reasons about params that passed the contract and data that exist
         errors.extend(preflight.run(wf.folder, wf_id, wf.schema, params, good))
     if check_tools:
@@ -234,6 +237,14 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
             where = format_path(("params",) + parts)
             return GateResult(ok=False, workflow=wf_id, errors=[GateError(
                 path=where, code="not_found", message=f"`{where}`: {path} cannot be read ({exc.strerror or exc})",
+                hint="check that the file exists and is readable")])
+
+    for key, path in sheet_inputs.items():  # files named inside sample sheets are inputs like params' files
+        try:
+            inputs[key] = sha256_file(path)
+        except OSError as exc:
+            return GateResult(ok=False, workflow=wf_id, errors=[GateError(
+                path=key, code="not_found", message=f"`{key}`: {path} cannot be read ({exc.strerror or exc})",
                 hint="check that the file exists and is readable")])
 
     if check_dag:
