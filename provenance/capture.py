@@ -16,7 +16,7 @@ is read from the run folder, Snakemake's job records and git:
   from each output to the inputs of the job that made it;
 - the workflow (id, version, content hash, git tree SHA), the registry commit
   and whether it was dirty ("no git" outside a repository), the invocation
-  (id, resolved params with `x-sensitive` values replaced by their sha256, and
+  (id, resolved params with `x-sensitive` values replaced by their keyed hash (secrets.py), and
   the same values scrubbed from shell commands, params and errors), the config
   file; the chat's model and approver (origin.py); a fork's invocation
   `wasDerivedFrom` its parent's, and the outputs it copied from the parent
@@ -50,11 +50,11 @@ from json.encoder import encode_basestring as _json_str
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from snakegate.provenance import gitinfo, runstore
+from snakegate.provenance import gitinfo, runstore, secrets
 from snakegate.provenance import jobs as jobrecords
 from snakegate.provenance import origin as originrec
 from snakegate.provenance.document import Document, Q, local
-from snakegate.provenance.hashing import canonical_json, folder_hash, sha256_text
+from snakegate.provenance.hashing import canonical_json, sha256_text, workflow_hash
 
 # Files of the run folder that are snakegate's bookkeeping, not the workflow's outputs.
 BOOKKEEPING = frozenset({runstore.RUN_JSON, runstore.CONFIG_YAML, runstore.INVOCATION_JSON, runstore.SNAKEMAKE_LOG,
@@ -69,58 +69,38 @@ class FileInfo(NamedTuple):
 
 
 # ---- small pure helpers ---------------------------------------------------------------------------
-def _walk(schema: Any, value: Any, parts: tuple = ()):
-    """(parts, subschema, value) for every (sub)value of `value`, following properties/items."""
-    if not isinstance(schema, dict):
-        return
-    if parts:
-        yield parts, schema, value
-    if isinstance(value, dict):
-        props = schema.get("properties") or {}
-        extra = schema.get("additionalProperties")
-        for key, sub_value in value.items():
-            sub = props.get(key, extra if isinstance(extra, dict) else None)
-            if isinstance(sub, dict):
-                yield from _walk(sub, sub_value, parts + (key,))
-    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
-        for i, item in enumerate(value):
-            yield from _walk(schema["items"], item, parts + (i,))
+def run_config_params(run_dir: Path) -> dict | None:
+    """The params of runs/<id>/config.yaml (what Snakemake got: absolute input paths, plaintext values)."""
+    try:
+        from ruamel.yaml import YAML
+        data = YAML(typ="safe", pure=True).load((Path(run_dir) / runstore.CONFIG_YAML).read_text(encoding="utf-8"))
+    except Exception:  # noqa: BLE001 - unreadable or missing: the caller falls back to invocation.json
+        return None
+    return data["params"] if isinstance(data, dict) and isinstance(data.get("params"), dict) else None
 
 
-def sensitive_hash(value: Any) -> str:
-    return "sha256:" + sha256_text(canonical_json(value))
+def run_secrets(run_dir: Path, registry_root: Path, schema: dict) -> tuple[bytes | None, list[str]]:
+    """The registry key and the text of every x-sensitive value of a run (from config.yaml, the one record
+    that holds them in plain text), so records can hash them and scrub them out of free text.
+    (None, []) when the contract marks nothing sensitive."""
+    params = run_config_params(run_dir) or {}
+    invocation = (runstore.read_json(Path(run_dir) / runstore.INVOCATION_JSON).get("invocation") or {})
+    found = {**secrets.sensitive_values(schema or {}, invocation.get("params") or {}),
+             **secrets.sensitive_values(schema or {}, params)}
+    if not found:
+        return None, []
+    return secrets.registry_key(registry_root), secrets.secret_strings(found.values())
 
 
-def redact_params(schema: dict, params: dict) -> tuple[Any, list[str]]:
-    """`params` with every `x-sensitive` value replaced by its sha256, and the secret strings found."""
-    out = json.loads(json.dumps(params))
-    secrets: list[str] = []
-    for parts, sub, value in list(_walk(schema, out)):
-        if sub.get("x-sensitive") is True:
-            target = out
-            for p in parts[:-1]:
-                target = target[p]
-            target[parts[-1]] = sensitive_hash(value)
-            for leaf in (value if isinstance(value, list) else [value]):
-                if isinstance(leaf, (str, int, float)) and not isinstance(leaf, bool) and len(str(leaf)) >= 3:
-                    secrets.append(str(leaf))
-    return out, sorted(set(secrets), key=len, reverse=True)
-
-
-def scrub(text: str | None, secrets: list[str]) -> str | None:
-    """Replace every secret inside free text (shell commands, params, errors) by its hash."""
-    if not text or not secrets:
-        return text
-    for secret in secrets:
-        if secret in text:
-            text = text.replace(secret, f"[sensitive {sensitive_hash(secret)[:19]}]")
-    return text
+def scrub(text: str | None, hidden: list[str], key: bytes | None) -> str | None:
+    """`text` with every sensitive value replaced by its keyed hash (see secrets.scrub)."""
+    return secrets.scrub(text, hidden, key) if key is not None else text
 
 
 def artifact_params(schema: dict, params: dict) -> dict[str, tuple[str, str]]:
     """Input file value -> (param name, artifact type) for every `x-artifact` param."""
     out = {}
-    for parts, sub, value in _walk(schema, params):
+    for parts, sub, value in secrets.walk(schema, params):
         if sub.get("x-artifact") and isinstance(value, str):
             out[value] = (".".join(str(p) for p in parts if not isinstance(p, int)), sub["x-artifact"])
     return out
@@ -230,7 +210,9 @@ class _Builder:
         self.run_id = self.record.get("run_id") or self.run_dir.name
         self.run_ident = f"run:{local(self.run_id)}"
         inv = self.invocation.get("invocation") or {}
-        self.params, self.secrets = redact_params(self.schema, inv.get("params") or {})
+        self.key, self.secrets = run_secrets(self.run_dir, self.root, self.schema)
+        self.params = secrets.redact(self.schema, inv.get("params") or {}, self.key)[0] if self.key else \
+            (inv.get("params") or {})
         self.rules_io = {name: (io or {}) for name, io in (manifest.get("rules") or {}).items()}
         self.declared = {os.path.normpath(self.run_dir / out["path"]): (name, out.get("type"))
                          for name, out in (manifest.get("outputs") or {}).items()}
@@ -365,7 +347,7 @@ class _Builder:
             registry_id = "registry:no-git"
             registry_attrs = {"prov:type": Q("sg:RegistrySnapshot"), "sg:git": git.reason or "no git"}
         self.doc.entity(registry_id, registry_attrs)
-        content_hash = folder_hash(self.workflow_folder)
+        content_hash = workflow_hash(self.workflow_folder)
         wf_id = self.manifest.get("id") or self.workflow_folder.name
         _, shown = self._display(str(self.workflow_folder))
         ident = f"wf:{local(wf_id)}/{content_hash}"
@@ -425,7 +407,7 @@ class _Builder:
             "prov:type": Q("sg:WorkflowRun"), "prov:label": f"{self.manifest.get('id')} run {self.run_id}",
             "sg:runId": self.run_id, "sg:status": self.status, "sg:source": rec.get("source"),
             "sg:runFolder": self._display(str(self.run_dir))[1],
-            "sg:failedRule": rec.get("failed_rule"), "sg:error": scrub(rec.get("error"), self.secrets),
+            "sg:failedRule": rec.get("failed_rule"), "sg:error": scrub(rec.get("error"), self.secrets, self.key),
             "sg:stoppedAt": Q(failed_ident) if failed_ident else None, "sg:cancelledBy": rec.get("cancelled_by"),
             "sg:jobsPlanned": planned, "sg:jobsSucceeded": counts["succeeded"], "sg:jobsFailed": counts["failed"],
             "sg:jobsIncomplete": counts["incomplete"], "sg:jobsCancelled": counts["cancelled"] or None,
@@ -480,7 +462,7 @@ class _Builder:
         relations = doc.relations.append
         artifacts = {self.abspath(k): v for k, v in artifact_params(self.schema, self._config_params()).items()}
         out_roles = self._output_roles(jobs)
-        secrets = self.secrets
+        hidden, key = self.secrets, self.key
         part_of = Q(self.run_ident)
         job_type = Q("sg:Job")
         rule_ids: dict[str, str] = {}
@@ -514,7 +496,7 @@ class _Builder:
             if job.wildcards:
                 attrs["sg:wildcards"] = _wildcards_json(job.wildcards)
             if job.shellcmd:
-                attrs["sg:shellCommand"] = scrub(job.shellcmd, secrets) if secrets else job.shellcmd
+                attrs["sg:shellCommand"] = scrub(job.shellcmd, hidden, key) if hidden else job.shellcmd
             elif job.code:
                 script = scripts.get(job.code)
                 if script is None:
@@ -522,11 +504,11 @@ class _Builder:
                 if script:
                     attrs["sg:script"] = script
                 else:
-                    attrs["sg:code"] = scrub(job.code, secrets)
+                    attrs["sg:code"] = scrub(job.code, hidden, key)
             if job.params:
-                attrs["sg:params"] = scrub(canonical_json(job.params), secrets)
+                attrs["sg:params"] = scrub(canonical_json(job.params), hidden, key)
             if job.error:
-                attrs["sg:error"] = scrub(job.error, secrets)
+                attrs["sg:error"] = scrub(job.error, hidden, key)
             attrs["dct:isPartOf"] = part_of
             elements[ident] = ["activity", epoch_text(job.start), epoch_text(job.end), attrs]
             if status in ("failed", "cancelled") and failed_ident is None:
@@ -582,14 +564,9 @@ class _Builder:
 
     def _config_params(self) -> dict:
         """The params as Snakemake got them (absolute input paths) from config.yaml."""
-        path = self.run_dir / runstore.CONFIG_YAML
-        try:
-            from ruamel.yaml import YAML
-            data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
-        except Exception:  # noqa: BLE001 - fall back to the invocation's registry-relative params
-            data = None
-        if isinstance(data, dict) and isinstance(data.get("params"), dict):
-            return data["params"]
+        params = run_config_params(self.run_dir)
+        if params is not None:
+            return params
         inv = (self.invocation.get("invocation") or {}).get("params") or {}
         return {k: (str(self.root / v) if isinstance(v, str) and (self.root / v).is_file() else v)
                 for k, v in inv.items()}

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from snakegate.provenance import runstore
-from snakegate.provenance.hashing import folder_hash
+from snakegate.provenance.hashing import workflow_hash
 
 
 class ProvMissing(Exception):
@@ -127,7 +127,7 @@ def verify(run_dir: Path, registry_root: Path) -> VerifyResult:
         if not folder.is_dir():
             result.mismatches.append(Mismatch(path, "workflow missing", content_hash))
             continue
-        actual = folder_hash(folder)
+        actual = workflow_hash(folder)
         if actual != content_hash:
             result.mismatches.append(Mismatch(path, "workflow changed", content_hash, actual))
     return result

@@ -29,7 +29,8 @@ import tempfile
 from pathlib import Path
 
 from snakegate.provenance import runstore
-from snakegate.provenance.capture import redact_params, scrub
+from snakegate.provenance import secrets as secretkeys
+from snakegate.provenance.capture import run_secrets, scrub
 from snakegate.provenance.compare import load_prov, plain
 from snakegate.provenance.document import RENDERINGS, ensure_rendering
 from snakegate.provenance.hashing import IGNORED_NAMES
@@ -185,7 +186,10 @@ def build_crate(run_dir: Path, registry_root: Path, manifest: dict, schema: dict
         tools[rule], steps[rule] = tool, step
 
     properties = (schema or {}).get("properties") or {}
-    params, secrets = redact_params(schema or {}, invocation.get("params") or {})
+    key, secrets = run_secrets(run_dir, registry_root, schema or {})
+    params = invocation.get("params") or {}
+    if key is not None:
+        params = secretkeys.redact(schema or {}, params, key)[0]
     param_fps = {}
     for name, sub in properties.items():
         kind = "File" if sub.get("x-artifact") else _TYPES.get(sub.get("type"), "Text")
@@ -302,7 +306,7 @@ def build_crate(run_dir: Path, registry_root: Path, manifest: dict, schema: dict
             # x-sensitive values never leave the machine: the crate gets copies with them hashed
             text = source.read_text(encoding="utf-8", errors="replace")
             source = Path(scratch) / name
-            source.write_text(scrub(text, secrets), encoding="utf-8")
+            source.write_text(scrub(text, secrets, key), encoding="utf-8")
         entity = add_file(source, f"{run_rel}/{name}")
         if name.startswith("prov."):
             entity["about"] = run_action

@@ -19,6 +19,7 @@ from typing import Any
 
 RUN_JSON = "run.json"
 CONFIG_YAML = "config.yaml"
+CONFIG_MODE = 0o600  # config.yaml holds x-sensitive values in plain text: owner only
 INVOCATION_JSON = "invocation.json"
 SNAKEMAKE_LOG = "snakemake.log"
 ORIGIN_JSON = "origin.json"
@@ -62,9 +63,19 @@ def write_json_atomic(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
-def write_text_atomic(path: Path, text: str) -> None:
+def write_text_atomic(path: Path, text: str, mode: int | None = None) -> None:
+    """Write then rename. With `mode` (e.g. 0o600 for config.yaml, which holds x-sensitive values in
+    plain text for Snakemake) the file has exactly that mode from its first byte."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
+    if mode is None:
+        tmp.write_text(text, encoding="utf-8")
+    else:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        try:
+            os.fchmod(fd, mode)
+            os.write(fd, text.encode("utf-8"))
+        finally:
+            os.close(fd)
     os.replace(tmp, path)
 
 

@@ -85,7 +85,8 @@ class RunContext:
         config_path = self.run_dir / runstore.CONFIG_YAML
         if not config_path.exists():
             from snakegate.runconfig import dump_yaml
-            runstore.write_text_atomic(config_path, dump_yaml(explicit_config(self.result, self.run_id)))
+            runstore.write_text_atomic(config_path, dump_yaml(explicit_config(self.result, self.run_id)),
+                                        mode=runstore.CONFIG_MODE)
         runstore.write_json_atomic(self.run_dir / runstore.INVOCATION_JSON, invocation_record(self.result))
         record = runstore.read_run(self.run_dir)
         runstore.update_run(

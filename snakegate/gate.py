@@ -7,7 +7,8 @@ inside the data roots after resolving `..` and symlinks, cheap format checks,
 (`snakegate.samplesheet`)), then the workflow's own preflight (cross-field
 rules on params and artifact headers, `snakegate.preflight`) and its external
 tools on PATH (`snakegate.tools`), then Snakemake's DAG for the resolved
-params. The gate reads input files (headers, hashes) but never writes.
+params. The gate reads input files (headers, hashes) but never writes, except the registry's key
+for `x-sensitive` values the first time one is hashed (provenance/secrets.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from snakegate.contract import (
     did_you_mean, fill_defaults, format_path, is_builtin, iter_column_nodes, iter_nodes, schema_errors,
 )
 from snakegate.dag import DagError, build_dag
+from snakegate.provenance import secrets
 from snakegate.provenance.hashing import canonical_json, sha256_file, sha256_text
 from snakegate.models import GateError, GateResult, Invocation
 from snakegate.registry import Registry, Workflow
@@ -254,6 +256,16 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
             return GateResult(ok=False, workflow=wf_id, errors=[GateError(
                 path="params", code="dag", message=f"Snakemake cannot build the jobs for these params: {exc.message}",
                 hint="the params pass the contract but the workflow rejects them; see the workflow's SKILL.md")])
+
+    if secrets.sensitive_values(wf.schema, portable):
+        # the canonical invocation (and invocation.json, and the id) carries a keyed hash of each
+        # x-sensitive value, never the value: the same value and registry key give the same id
+        try:
+            portable, _ = secrets.redact(wf.schema, portable, secrets.registry_key(settings.registry_root))
+        except secrets.SecretKeyError as exc:
+            return GateResult(ok=False, workflow=wf_id, errors=[GateError(
+                path="params", code="secret_key", message=str(exc).split("; ")[0],
+                hint=str(exc).split("; ", 1)[-1])])
 
     canonical = Invocation(workflow=wf_id, version=wf.manifest.version, workflow_hash=wf.content_hash(),
                            params=portable, inputs=dict(sorted(inputs.items())))

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 ErrorCode = Literal[
     "unknown_workflow", "version_mismatch", "invalid_yaml", "required", "type", "range", "enum",
     "pattern", "unknown_param", "path_outside_roots", "not_found", "format", "column_missing", "dag",
-    "invocation_mismatch", "preflight", "tool_missing", "sample_sheet",
+    "invocation_mismatch", "preflight", "tool_missing", "sample_sheet", "secret_key",
 ]
 
 

@@ -152,7 +152,8 @@ def _dag_refusal(registry, settings, invocation, outcome: "RunOutcome") -> GateR
 
 def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo, extra_record) -> RunOutcome:
     wf = registry.get(result.workflow)
-    runstore.write_text_atomic(run_dir / runstore.CONFIG_YAML, dump_yaml(explicit_config(result, run_id)))
+    runstore.write_text_atomic(run_dir / runstore.CONFIG_YAML, dump_yaml(explicit_config(result, run_id)),
+                              mode=runstore.CONFIG_MODE)
     runstore.write_json_atomic(run_dir / runstore.INVOCATION_JSON, invocation_record(result))
     runstore.update_run(run_dir, run_id=run_id, workflow=result.workflow, version=result.invocation.version,
                         invocation_id=result.invocation_id, status="running", stage="gated",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import hmac
 import importlib.metadata
 import json
 import os
@@ -479,7 +480,8 @@ def test_sensitive_values_are_hashed_everywhere_in_the_record(failed_run):
     data = prov_json(failed_run)
     inv = next(a for a in data["entity"].values() if val(a.get("prov:type")) == "sg:Invocation")
     params = json.loads(val(inv["sg:params"]))
-    assert params["token"] == "sha256:" + hashlib.sha256(json.dumps(SECRET).encode()).hexdigest()
+    key = bytes.fromhex((failed_run.parents[1] / ".snakegate" / "secret.key").read_text().strip())
+    assert params["token"] == "hmac-sha256:" + hmac.new(key, json.dumps(SECRET).encode(), hashlib.sha256).hexdigest()
     assert params["greeting"] == "hello"
 
 

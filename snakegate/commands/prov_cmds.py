@@ -100,6 +100,13 @@ def parent_invocation(run_dir: Path) -> dict:
     if not inv.get("workflow"):
         raise UserError(f"run {run_dir.name} has neither a readable config.yaml nor invocation.json; "
                         "it cannot be run again", ExitCode.INVALID)
+    from snakegate.provenance.secrets import is_keyed_hash
+    hashed = sorted(k for k, v in (inv.get("params") or {}).items() if is_keyed_hash(v))
+    if hashed:
+        # invocation.json keeps only keyed hashes of x-sensitive values: they cannot be run again
+        raise UserError(f"run {run_dir.name} has no readable config.yaml and its invocation.json holds only keyed "
+                        f"hashes of the sensitive value(s) {', '.join(hashed)}; run its workflow again with a new "
+                        "config (`snakegate init`)", ExitCode.INVALID)
     return {"workflow": inv["workflow"], "version": inv.get("version"), "invocation_id": record.get("invocation_id"),
             "params": copy.deepcopy(inv.get("params") or {})}
 
@@ -268,16 +275,24 @@ def cmd_fork(ctx) -> int:
 
 
 def cmd_diff(ctx) -> int:
-    from snakegate.provenance import capture, compare
+    from snakegate.provenance import compare, secrets
 
     run_a, run_b = _run(ctx, ctx.args.run_a), _run(ctx, ctx.args.run_b)
     wfs = (_workflow_of(ctx, run_a), _workflow_of(ctx, run_b))
 
+    def key() -> bytes:
+        try:
+            return secrets.registry_key(ctx.settings.registry_root)
+        except secrets.SecretKeyError as exc:
+            raise UserError(str(exc)) from None
+
     def redactor(wf):
         # a workflow gone from the registry: hide every value rather than risk showing a secret
         if wf is None:
-            return lambda params: {k: capture.sensitive_hash(v) for k, v in params.items()}
-        return lambda params: capture.redact_params(wf.schema, params)[0]
+            return lambda params: {k: v if secrets.is_keyed_hash(v) else secrets.keyed_hash(key(), v)
+                                   for k, v in params.items()}
+        return lambda params: (secrets.redact(wf.schema, params, key())[0]
+                               if secrets.sensitive_values(wf.schema, params) else params)
 
     result = compare.diff_runs(run_a, run_b, (_outputs(wfs[0]), _outputs(wfs[1])),
                                redact=(redactor(wfs[0]), redactor(wfs[1])))

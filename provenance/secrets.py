@@ -1,0 +1,180 @@
+"""Sensitive values in records: a keyed hash (HMAC-SHA256) under a per-registry key, never the value.
+
+A plain sha256 of a secret lets anyone who can guess it confirm the guess
+against the record. So wherever a value the contract marks `x-sensitive: true`
+would be recorded (the canonical invocation and invocation.json, the PROV
+record, RO-Crates, `snakegate diff`), it is replaced by
+`hmac-sha256:<hex>` over its canonical JSON, keyed with a random 32-byte key
+that lives at `<registry>/.snakegate/secret.key`: outside every run folder,
+created on first use with mode 0600 in a 0700 folder that git ignores. The same
+value under the same key always gives the same hash, so invocation ids stay
+stable; without the key a guess cannot be checked.
+
+Reads and creates only the key file; never logs or returns a key.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import hmac
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Any
+
+from snakegate.provenance.hashing import canonical_json
+
+KEY_DIR = ".snakegate"
+KEY_FILE = "secret.key"
+PREFIX = "hmac-sha256:"
+_KEYED = re.compile(r"hmac-sha256:[0-9a-f]{64}")
+_KEY_BYTES = 32
+
+
+class SecretKeyError(Exception):
+    """The registry's key cannot be read or made safely; the message names the file and the fix."""
+
+
+def key_path(registry_root: str | os.PathLike) -> Path:
+    return Path(registry_root) / KEY_DIR / KEY_FILE
+
+
+def registry_key(registry_root: str | os.PathLike) -> bytes:
+    """The registry's key, created (0600, in a git-ignored 0700 folder) the first time it is needed."""
+    path = key_path(registry_root)
+    try:
+        return _read_key(path)
+    except FileNotFoundError:
+        pass
+    folder = path.parent
+    tmp = folder / f".{KEY_FILE}.tmp-{os.getpid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        ignore = folder / ".gitignore"
+        if not ignore.exists():  # the folder ignores itself in whatever repository holds the registry
+            ignore.write_text("# snakegate's per-registry secrets: never commit them\n*\n", encoding="utf-8")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.fchmod(fd, 0o600)
+            os.write(fd, os.urandom(_KEY_BYTES).hex().encode("ascii") + b"\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        # a hard link appears complete or not at all, and fails when another process linked first
+        os.link(tmp, path)
+    except FileExistsError:
+        pass  # another process made it first: use theirs
+    except OSError as exc:
+        raise SecretKeyError(f"cannot create the key for sensitive values at {path} ({exc.strerror or exc}); "
+                             f"make {folder.parent} writable") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    return _read_key(path)
+
+
+def _read_key(path: Path) -> bytes:
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise SecretKeyError(f"cannot read the key for sensitive values at {path} ({exc.strerror or exc})") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        text = os.read(fd, 4096).decode("ascii", "replace").strip()
+    finally:
+        os.close(fd)
+    if mode & 0o077:
+        raise SecretKeyError(f"{path} can be read by other users (mode {stat.filemode(mode)}); "
+                             f"run `chmod 600 {path}` (anyone who can read it can confirm a guessed secret)")
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) < 16:
+        raise SecretKeyError(f"{path} does not hold a key (64 hex digits); remove it and a new one is made, "
+                             "after which earlier runs' keyed hashes can no longer be compared")
+    return key
+
+
+def keyed_hash(key: bytes, value: Any) -> str:
+    """`hmac-sha256:<hex>` of the value's canonical JSON under `key`."""
+    return PREFIX + hmac.new(key, canonical_json(value).encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+def is_keyed_hash(value: Any) -> bool:
+    return isinstance(value, str) and _KEYED.fullmatch(value) is not None
+
+
+def walk(schema: Any, value: Any, parts: tuple = ()):
+    """(parts, subschema, value) for every (sub)value, following properties/additionalProperties/items."""
+    if not isinstance(schema, dict):
+        return
+    if parts:
+        yield parts, schema, value
+    if isinstance(value, dict):
+        props = schema.get("properties") or {}
+        extra = schema.get("additionalProperties")
+        for k, v in value.items():
+            sub = props.get(k, extra if isinstance(extra, dict) else None)
+            if isinstance(sub, dict):
+                yield from walk(sub, v, parts + (k,))
+    elif isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, item in enumerate(value):
+            yield from walk(schema["items"], item, parts + (i,))
+
+
+def sensitive_values(schema: dict, params: Any) -> dict[tuple, Any]:
+    """{path parts: value} of every `x-sensitive: true` value; a sensitive object or array is one value."""
+    found: dict[tuple, Any] = {}
+    if not isinstance(params, dict):
+        return found
+    for parts, sub, value in walk(schema or {}, params):
+        if sub.get("x-sensitive") is True and not any(parts[:n] in found for n in range(1, len(parts))):
+            found[parts] = value
+    return found
+
+
+def secret_strings(values) -> list[str]:
+    """The scalar text inside sensitive values, longest first; values under 3 characters are left out
+    (replacing "1" or "no" everywhere would mangle ordinary words). Keyed hashes are not secrets."""
+    out: set[str] = set()
+    stack = list(values)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, (str, int, float)) and not isinstance(item, bool):
+            text = str(item)
+            if len(text) >= 3 and not is_keyed_hash(text):
+                out.add(text)
+    return sorted(out, key=len, reverse=True)
+
+
+def redact(schema: dict, params: Any, key: bytes) -> tuple[Any, list[str]]:
+    """A copy of `params` with every sensitive value replaced by its keyed hash, and the secret strings
+    found (for `scrub`). A value that already is a keyed hash (read back from a record) stays as it is."""
+    out = copy.deepcopy(params)
+    found = sensitive_values(schema, params)
+    for parts, value in found.items():
+        if is_keyed_hash(value):
+            continue
+        target = out
+        for p in parts[:-1]:
+            target = target[p]
+        target[parts[-1]] = keyed_hash(key, value)
+    return out, secret_strings(found.values())
+
+
+def scrub(text: str | None, secrets: list[str], key: bytes) -> str | None:
+    """`text` with each secret replaced by `[sensitive hmac-sha256:<first 12 hex>]` (its keyed hash)."""
+    if not text or not secrets:
+        return text
+    for secret in secrets:
+        if secret in text:
+            text = text.replace(secret, f"[sensitive {keyed_hash(key, secret)[:len(PREFIX) + 12]}]")
+    return text
