@@ -201,6 +201,7 @@ def _extract(workflow) -> Dag:
             "output": list(rule.output._names.keys()),
             "has_output": bool(rule.output),
             "lineno": getattr(rule, "lineno", None),
+            "checkpoint": bool(getattr(rule, "is_checkpoint", False)),
             "snakefile": str(getattr(rule, "snakefile", "") or ""),
         }
     return Dag(jobs=out, rules=rules)

@@ -15,7 +15,8 @@ import git
 import pytest
 
 from snakegate.check import CODES, ExampleFacts, WorkflowFacts, run_checks
-from snakegate.configkeys import scan_source, scan_workflow
+from snakegate.check.pyscan import scan as scan_source
+from snakegate.check.reading import read_workflow
 from snakegate.dag import Dag
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -240,7 +241,7 @@ def _scan(text, tmp_path, extra=None):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(body)
     (tmp_path / "Snakefile").write_text(text)
-    return scan_workflow(tmp_path / "Snakefile", tmp_path)
+    return read_workflow(tmp_path, tmp_path)
 
 
 def test_config_reads_are_found_in_rules_lambdas_functions_and_shell_strings(tmp_path):

@@ -43,7 +43,7 @@ def register(sub, epilog: str) -> None:
 
 def _folders(ctx):
     """The selected workflow folders, narrowed by --changed-since; None when nothing changed."""
-    from snakegate.checkgather import changed_since, select
+    from snakegate.check import changed_since, select
 
     root = ctx.settings.registry_root
     folders = select(root, ctx.args.ids)
@@ -55,7 +55,7 @@ def _folders(ctx):
 
 
 def cmd_check(ctx) -> int:
-    from snakegate.checkgather import check_workflows
+    from snakegate.check import check_workflows
 
     folders = _folders(ctx)
     if not folders:

@@ -1,7 +1,7 @@
-"""The edge of `snakegate check`: read each workflow folder, gate its examples, build their DAGs,
-lint and format-check it, and hand plain `WorkflowFacts` to the pure checks in snakegate.check.
+"""The edge of `snakegate check`: read each workflow folder (through `snakegate.check.reading`), gate its
+examples, build their DAGs, lint and format-check it, and hand plain `WorkflowFacts` to the pure proofs.
 
-A crash while gathering is recorded in the facts, never raised.
+A crash while gathering is recorded in the facts, never raised. Nothing is written next to the workflow.
 """
 
 from __future__ import annotations
@@ -16,22 +16,13 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from snakegate.configkeys import SnakefileSyntaxError, scan_workflow
+from snakegate.check.facts import ExampleFacts, Finding, WorkflowFacts
+from snakegate.check.hygiene import IGNORED_LINTS
+from snakegate.check.reading import SnakefileSyntaxError, find_snakefile, read_workflow
 from snakegate.contract import did_you_mean
 from snakegate.dag import DagError
 from snakegate.errors import ExitCode, UserError
 from snakegate.models import GateError
-
-from snakegate.check import (  # noqa: F401
-    CODES,
-    ExampleFacts,
-    Finding,
-    IGNORED_LINTS,
-    WorkflowFacts,
-    config_key_findings,
-    contract_findings,
-    run_checks,
-)
 # ----------------------------------------------------------------------------------------------
 # the edge: read files, gate examples, build DAGs, lint, format
 
@@ -49,7 +40,7 @@ def gather(folder: Path, registry, settings, *, hygiene: bool = True) -> Workflo
     facts = WorkflowFacts(id=folder.name, folder=str(folder.resolve()), rel=_rel(folder, root), root=str(root.resolve()))
     steps = [
         (_gather_manifest, "manifest_invalid"), (_gather_schema, "schema_invalid"),
-        (_gather_config_keys, "undeclared_config_key"), (_gather_examples, "example_invalid"),
+        (_gather_source, "undeclared_config_key"), (_gather_examples, "example_invalid"),
     ]
     if hygiene:
         steps += [(_gather_lint, "lint"), (_gather_tools, "tool_missing")]  # format: batched, see gather_format
@@ -64,7 +55,7 @@ def gather(folder: Path, registry, settings, *, hygiene: bool = True) -> Workflo
 
 _STEP_WORDS = {
     "_gather_manifest": "read workflow.yaml", "_gather_schema": "read schema.json",
-    "_gather_config_keys": "scan the Snakefile for config keys",
+    "_gather_source": "read the Snakefile, its includes, modules and scripts",
     "_gather_examples": "gate the examples and build their DAGs", "_gather_lint": "lint the Snakefile",
     "_gather_tools": "look up the declared tools",
 }
@@ -104,13 +95,13 @@ def _gather_schema(facts: WorkflowFacts, folder: Path, registry, settings) -> No
     facts.schema = data
 
 
-def _gather_config_keys(facts: WorkflowFacts, folder: Path, registry, settings) -> None:
-    snakefile = folder / "Snakefile"
-    if not snakefile.is_file():
+def _gather_source(facts: WorkflowFacts, folder: Path, registry, settings) -> None:
+    facts.existing_files = {_rel(p, settings.registry_root) for p in folder.rglob("*") if p.is_file()}
+    if find_snakefile(folder) is None:
         facts.has_snakefile = False
         return
     try:
-        facts.scan = scan_workflow(snakefile, settings.registry_root)
+        facts.source = read_workflow(folder, settings.registry_root)
     except SnakefileSyntaxError as exc:
         facts.syntax_error = (exc.message, _rel(exc.file, settings.registry_root), exc.line)
 
@@ -161,14 +152,34 @@ def _gather_examples(facts: WorkflowFacts, folder: Path, registry, settings) -> 
             ex.gate_errors = list(result.errors)
             continue
         ex.resolved_params = result.resolved_params
+        ex.sheet_inputs = _sheet_inputs(wf.schema, result.resolved_params, settings)
         if facts.syntax_error is not None or not facts.has_snakefile:
             continue  # reported once by config_key_findings
         try:
             ex.dag = build_dag(wf.snakefile, result.resolved_params)
         except DagError as exc:
             file = _rel(exc.file, root) if exc.file else None
-            line = facts.scan.source_line(file, exc.line) if facts.scan else exc.line
+            line = facts.source.source_line(file, exc.line) if facts.source else exc.line
             ex.dag_error = (exc.message, file, line)
+
+
+def _sheet_inputs(schema: dict, params: dict, settings) -> dict[str, tuple[str, str]]:
+    """Files named by the example's sample sheets (already proven by the gate): path -> (key, artifact type)."""
+    from snakegate import samplesheet
+    from snakegate.contract import format_path, iter_nodes
+
+    out = {}
+    for node in iter_nodes(schema, params):
+        sheet = samplesheet.row_schema(node.schema)
+        if sheet is None or not isinstance(node.value, str):
+            continue
+        name = format_path(node.parts)
+        result = samplesheet.sheet_problems(name, Path(node.value), node.schema["x-artifact"], sheet,
+                                            settings.registry_root, [r.resolve() for r in settings.data_roots])
+        columns = samplesheet.path_columns(sheet)
+        for key, path in result.inputs.items():
+            out[os.path.normpath(str(path))] = (key.removeprefix("params."), columns[key.rsplit(".", 1)[1]])
+    return out
 
 
 def _gather_lint(facts: WorkflowFacts, folder: Path, registry, settings) -> None:
@@ -178,7 +189,7 @@ def _gather_lint(facts: WorkflowFacts, folder: Path, registry, settings) -> None
         return
     from snakegate import dag as dagmod
 
-    report = _lint(folder / "Snakefile", example.resolved_params, dagmod)
+    report = _lint(find_snakefile(folder), example.resolved_params, dagmod)
     root = settings.registry_root
     for block in report.get("snakefiles", []) + report.get("rules", []):
         where = block.get("for") or {}
@@ -216,7 +227,7 @@ def gather_format(all_facts: list[WorkflowFacts], root: Path) -> None:
     """snakefmt --check over every parsed Snakefile and .smk at once (one process: importing black is slow)."""
     owner = {}
     for facts in all_facts:
-        for f in facts.scan.files if facts.scan else []:
+        for f in facts.source.files if facts.source else []:
             owner[f] = facts
     if not owner:
         return
@@ -232,7 +243,7 @@ def gather_format(all_facts: list[WorkflowFacts], root: Path) -> None:
                 owner[diff["file"]].format_diffs.append(diff)
         if not diffs:  # snakefmt failed without a diff: say so once per workflow rather than pass silently
             for facts in {id(f): f for f in owner.values()}.values():
-                facts.format_diffs.append({"file": facts.scan.files[0], "line": None, "changed": 0,
+                facts.format_diffs.append({"file": facts.source.files[0], "line": None, "changed": 0,
                                            "excerpt": " ".join(proc.stderr.split()[-20:])})
     except Exception as exc:  # noqa: BLE001 - fail closed, as in gather()
         for facts in {id(f): f for f in owner.values()}.values():
@@ -343,10 +354,8 @@ def check_workflows(folders: list[Path], registry, settings, *, hygiene: bool = 
     if hygiene:
         gather_format(all_facts, settings.registry_root)
     findings: list[Finding] = []
+    from snakegate.check.proofs import run_checks
+
     for facts in all_facts:
         findings.extend(run_checks(facts))
     return CheckReport(workflows=[p.name for p in folders], findings=findings)
-
-
-__all__ = ["Finding", "WorkflowFacts", "ExampleFacts", "CheckReport", "CODES", "gather", "run_checks",
-           "check_workflows", "select", "changed_since"]

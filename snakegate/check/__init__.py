@@ -1,0 +1,16 @@
+"""`snakegate check`: prove a workflow's contract against its Snakefile, statically (no job runs).
+
+- `reading` reads a workflow (Snakefile, includes, modules, scripts) into plain data; `draft` reuses it.
+- `gather` is the edge: files, the gate on each example, Snakemake's DAG, lint and format -> `WorkflowFacts`.
+- One module per proof, each pure over the facts: `keys` (config keys, validate()), `ruleio` (rule IO, hidden
+  inputs, declared outputs), `edges` (typed edges, artifact types), `examples` (contract and examples),
+  `unprovable` (what cannot be proven: wrappers, conda, downloads, hard-coded paths), `hygiene`.
+- `proofs` lists them in order and runs them, failing closed.
+"""
+
+from snakegate.check.facts import ExampleFacts, Finding, WorkflowFacts
+from snakegate.check.gather import CheckReport, changed_since, check_workflows, gather, select
+from snakegate.check.proofs import CODES, PROOFS, run_checks
+
+__all__ = ["CODES", "PROOFS", "CheckReport", "ExampleFacts", "Finding", "WorkflowFacts", "changed_since",
+           "check_workflows", "gather", "run_checks", "select"]

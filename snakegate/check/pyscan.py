@@ -1,0 +1,455 @@
+"""Pure AST scans for the workflow reader: one compiled Snakefile, or one Python script, in; plain facts out.
+
+A Snakefile is first translated to Python by Snakemake's own parser (in
+`snakegate.check.reading`); here its AST is walked for: config reads
+(`config["k"]`, `.get`, `"k" in config`, `{config[k]}` in strings,
+`lookup(dpath="a/b", within=config)`), dynamic accesses, `validate(config, ...)`,
+`include:`, `module` and `configfile:` directives, `workflow.source_path(...)`,
+and each rule's directives (named/unnamed input and output, script, wrapper,
+conda, notebook, shell text, literal strings). A script's AST is walked for
+`snakemake.config[...]` reads and the string literals it opens or fetches.
+Nothing is read from disk and nothing is executed here.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+# Calls Snakemake's parser generates inside a rule's function; they pass the whole config on.
+_GENERATED_CALLS = frozenset({"script", "notebook", "wrapper", "cwl", "template_engine"})
+_KEY_METHODS = frozenset({"get", "setdefault", "pop"})
+_FORMAT_RE = re.compile(r"\{config((?:\[[^\[\]{}]+\])+)")
+_FORMAT_PART_RE = re.compile(r"\[([^\[\]]+)\]")
+_WILDCARD = re.compile(r"\{[^{}]*\}")
+# Rule directives whose argument is one literal: the name Snakemake's parser gives the decorator.
+_SINGLE = {"script": "script", "wrapper": "wrapper", "conda": "conda", "notebook": "notebook", "cwl": "cwl"}
+
+
+@dataclass(frozen=True)
+class ConfigRead:
+    """One statically resolved read: `path` is the key path, e.g. ('model', 'C')."""
+
+    path: tuple[str, ...]
+    file: str
+    line: int | None
+    rule: str | None
+    how: str = "config"  # config | lookup | script | module
+
+
+@dataclass(frozen=True)
+class DynamicAccess:
+    """A config access whose key cannot be resolved; `prefix` is the resolved part before it."""
+
+    prefix: tuple[str, ...]
+    file: str
+    line: int | None
+    rule: str | None
+    text: str
+    whole: bool = False  # `config` itself used as a whole (passed on, iterated, unpacked)
+
+
+@dataclass
+class RuleSource:
+    """One rule as written: what the reader can know without building a DAG."""
+
+    name: str
+    file: str
+    line: int | None
+    named_input: list[str] = field(default_factory=list)
+    named_output: list[str] = field(default_factory=list)
+    unnamed_input: int = 0  # positional arguments of input:
+    unnamed_output: int = 0
+    script: str | None = None
+    wrapper: str | None = None
+    conda: str | None = None
+    notebook: str | None = None
+    shell: list[str] = field(default_factory=list)
+    literals: list[tuple[str, str, int | None]] = field(default_factory=list)  # (directive, text, line)
+    default_target: bool = False
+
+
+@dataclass
+class SourceScan:
+    reads: list[ConfigRead] = field(default_factory=list)
+    dynamic: list[DynamicAccess] = field(default_factory=list)
+    includes: list[tuple[str | None, int | None]] = field(default_factory=list)
+    validations: list[tuple[str | None, int | None]] = field(default_factory=list)  # (schema path, line)
+    configfiles: list[tuple[str | None, int | None]] = field(default_factory=list)
+    # (name, snakefile literal or None, config key path: () for `config`, None when not the outer config, line)
+    modules: list[tuple[str, str | None, tuple | None, int | None]] = field(default_factory=list)
+    source_paths: list[tuple[str, int | None]] = field(default_factory=list)
+    rules: list[RuleSource] = field(default_factory=list)
+    opened: list[tuple[str, int | None]] = field(default_factory=list)  # scripts: literal paths opened/read
+    strings: list[tuple[str, int | None]] = field(default_factory=list)  # scripts: every string literal
+
+
+def string_bindings(tree: ast.AST) -> dict[str, list[str]]:
+    """Names whose every binding is a string literal or a loop over literal strings: name -> values."""
+    values: dict[str, list[str]] = {}
+    spoiled: set[str] = set()
+
+    def bind(target, options):
+        if isinstance(target, ast.Name):
+            if options is None:
+                spoiled.add(target.id)
+            else:
+                values.setdefault(target.id, []).extend(options)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                bind(elt, None)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            opts = [node.value.value] if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str) else None
+            for t in node.targets:
+                bind(t, opts)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+            bind(node.target, None)
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            it = node.iter
+            opts = None
+            if isinstance(it, (ast.List, ast.Tuple, ast.Set)) and all(
+                    isinstance(e, ast.Constant) and isinstance(e.value, str) for e in it.elts):
+                opts = [e.value for e in it.elts]
+            bind(node.target, opts)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:
+                spoiled.add(a.arg)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    bind(item.optional_vars, None)
+    return {k: sorted(set(v)) for k, v in values.items() if k not in spoiled}
+
+
+def _literal(node) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _joined(node) -> str | None:
+    """A literal string, or adjacent literals / an f-string flattened to its literal parts."""
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+    return _literal(node)
+
+
+def _workflow_call(node, names) -> str | None:
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in names
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "workflow"):
+        return node.func.attr
+    return None
+
+
+class Scanner(ast.NodeVisitor):
+    """Walks one compiled Snakefile (script=False) or one Python script (script=True)."""
+
+    def __init__(self, linemap: dict[int, int], file: str, bindings: dict[str, list[str]], script: bool = False):
+        self.linemap, self.file, self.bindings, self.script = linemap, file, bindings, script
+        self.rule: RuleSource | None = None
+        self.out = SourceScan()
+
+    def line(self, node) -> int | None:
+        n = getattr(node, "lineno", None)
+        return self.linemap.get(n, n) if n is not None else None
+
+    @property
+    def rule_name(self) -> str | None:
+        return self.rule.name if self.rule else None
+
+    # -- config chains ------------------------------------------------------------------------------
+    def _is_root(self, node) -> bool:
+        if self.script:  # snakemake.config in a script
+            return (isinstance(node, ast.Attribute) and node.attr == "config" and isinstance(node.value, ast.Name)
+                    and node.value.id == "snakemake")
+        return isinstance(node, ast.Name) and node.id == "config"
+
+    def _keys(self, node) -> list[str] | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return [node.value]
+        if isinstance(node, ast.Name) and node.id in self.bindings:
+            return self.bindings[node.id]
+        return None
+
+    def _chain(self, node):
+        """(prefixes, extra nodes to visit, verdict) for a config access chain, else None. Verdict: False
+        (resolved), True (an unknown key: dynamic) or "stop" (the path ends at a list index)."""
+        if self._is_root(node):
+            return [()], [], False
+        if isinstance(node, ast.Subscript):
+            inner = self._chain(node.value)
+            if inner is None:
+                return None
+            prefixes, extra, dynamic = inner
+            if dynamic:
+                return prefixes, extra + [node.slice], dynamic
+            if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, int):
+                return prefixes, extra, "stop"
+            keys = self._keys(node.slice)
+            if keys is None:
+                return prefixes, extra + [node.slice], True
+            return [p + (k,) for p in prefixes for k in keys], extra, False
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _KEY_METHODS
+                and node.args):
+            inner = self._chain(node.func.value)
+            if inner is None:
+                return None
+            prefixes, extra, dynamic = inner
+            rest = list(node.args[1:]) + [kw.value for kw in node.keywords]
+            if dynamic:
+                return prefixes, extra + [node.args[0]] + rest, dynamic
+            keys = self._keys(node.args[0])
+            if keys is None:
+                return prefixes, extra + [node.args[0]] + rest, True
+            return [p + (k,) for p in prefixes for k in keys], extra + rest, False
+        return None
+
+    def _read(self, path: tuple, node, how: str = "config") -> None:
+        self.out.reads.append(ConfigRead(path, self.file, self.line(node), self.rule_name,
+                                         "script" if self.script else how))
+
+    def _record(self, node, chain) -> None:
+        prefixes, extra, dynamic = chain
+        if dynamic is True:
+            for p in prefixes:
+                self.out.dynamic.append(DynamicAccess(p, self.file, self.line(node), self.rule_name, _text(node)))
+        elif prefixes == [()]:
+            self.out.dynamic.append(DynamicAccess((), self.file, self.line(node), self.rule_name, _text(node), whole=True))
+        else:
+            for p in prefixes:
+                self._read(p, node)
+        for sub in extra:
+            self.visit(sub)
+
+    # -- rules --------------------------------------------------------------------------------------
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        rule = _rule_of(node, self)
+        if rule is None:
+            self.generic_visit(node)
+            return
+        outer, self.rule = self.rule, rule
+        self.out.rules.append(rule)
+        for dec in node.decorator_list:
+            self._directive(dec)
+        for stmt in node.body:
+            self.visit(stmt)
+        self.rule = outer
+
+    def _directive(self, dec) -> None:
+        """One `@workflow.<directive>(...)` decorator of the current rule."""
+        rule = self.rule
+        kind = dec.func.attr if isinstance(dec, ast.Call) and isinstance(dec.func, ast.Attribute) else None
+        if kind in ("input", "output"):
+            for arg in dec.args:
+                if kind == "input":
+                    rule.unnamed_input += 1
+                else:
+                    rule.unnamed_output += _positional_outputs(arg)
+            for kw in dec.keywords:
+                if kw.arg is not None:
+                    (rule.named_input if kind == "input" else rule.named_output).append(kw.arg)
+            if kind == "output":
+                for arg in dec.args:  # multiext("p", a=".x", b=".y") names its outputs
+                    rule.named_output.extend(_multiext_names(arg))
+        elif kind in _SINGLE and dec.args:
+            setattr(rule, _SINGLE[kind], _literal(dec.args[0]) or _text(dec.args[0]))
+        elif kind == "shellcmd" and dec.args:
+            text = _joined(dec.args[0])
+            if text is not None:
+                rule.shell.append(text)
+        elif kind == "default_target" and dec.args:
+            rule.default_target = bool(getattr(dec.args[0], "value", False))
+        if kind in ("input", "output", "params", "log", "shellcmd", "conda", "resources"):
+            for sub in ast.walk(dec):
+                text = _literal(sub)
+                if text is not None:
+                    rule.literals.append((kind, text, self.line(sub)))
+        if isinstance(dec, ast.Call):
+            for sub in list(dec.args) + [k.value for k in dec.keywords]:
+                self.visit(sub)
+
+    # -- calls --------------------------------------------------------------------------------------
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        kind = _workflow_call(node, ("include", "configfile", "module", "source_path"))
+        if kind == "include":
+            self.out.includes.append((_literal(node.args[0]) if node.args else None, self.line(node)))
+        elif kind == "configfile":
+            self.out.configfiles.append((_literal(node.args[0]) if node.args else None, self.line(node)))
+        elif kind == "source_path" and node.args and _literal(node.args[0]):
+            self.out.source_paths.append((_literal(node.args[0]), self.line(node)))
+        elif kind == "module":
+            self._module(node)
+            return
+        if _is_validate(func) and node.args and self._is_root(node.args[0]):
+            arg = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "schema"), None)
+            self.out.validations.append((_literal(arg) if arg is not None else None, self.line(node)))
+            for sub in node.args[1:] + [k.value for k in node.keywords]:
+                self.visit(sub)
+            return
+        if isinstance(func, ast.Name) and func.id == "lookup" and self._lookup(node):
+            return
+        if self.script and node.args and _is_reader(func) and _looks_like_path(_literal(node.args[0])):
+            self.out.opened.append((_literal(node.args[0]), self.line(node)))
+        chain = self._chain(node)
+        if chain is not None:
+            self._record(node, chain)
+            return
+        if isinstance(func, ast.Name) and func.id in _GENERATED_CALLS and self.rule is not None:
+            for arg in node.args:
+                if not (isinstance(arg, ast.Name) and arg.id == "config"):
+                    self.visit(arg)
+            for kw in node.keywords:
+                self.visit(kw.value)
+            return
+        self.generic_visit(node)
+
+    def _module(self, node: ast.Call) -> None:
+        kws = {k.arg: k.value for k in node.keywords}
+        name = _literal(kws.get("name")) or "?"
+        snakefile = _literal(kws.get("snakefile")) if "snakefile" in kws else None
+        mapped = None
+        if "config" in kws:
+            chain = self._chain(kws["config"])
+            if chain is not None and chain[2] is False and len(chain[0]) == 1:
+                mapped = chain[0][0]
+                if mapped:  # module gets config["x"]: that reads x
+                    self._read(mapped, node, "module")
+            else:
+                self.visit(kws["config"])
+        self.out.modules.append((name, snakefile, mapped, self.line(node)))
+
+    def _lookup(self, node: ast.Call) -> bool:
+        """lookup(dpath="a/{w}/b", within=config): a read of a/…; a {wildcard} segment is any key there."""
+        kws = {k.arg: k.value for k in node.keywords}
+        within = kws.get("within")
+        if within is None or not self._is_root(within):
+            return False
+        dpath = _joined(kws.get("dpath")) if "dpath" in kws else None
+        if dpath is None:
+            self.out.dynamic.append(DynamicAccess((), self.file, self.line(node), self.rule_name, _text(node)))
+            return True
+        parts = [p for p in dpath.split("/") if p]
+        fixed = []
+        for part in parts:
+            if _WILDCARD.search(part):
+                self.out.dynamic.append(DynamicAccess(tuple(fixed), self.file, self.line(node), self.rule_name,
+                                                      _text(node)))
+                break
+            fixed.append(part)
+        else:
+            if fixed:
+                self._read(tuple(fixed), node, "lookup")
+        for key, value in kws.items():
+            if key not in ("within", "dpath"):
+                self.visit(value)
+        return True
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        chain = self._chain(node)
+        if chain is None:
+            self.generic_visit(node)
+        else:
+            self._record(node, chain)
+
+    def visit_Compare(self, node: ast.Compare) -> None:
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)):
+            chain = self._chain(node.comparators[0])
+            keys = self._keys(node.left)
+            if chain is not None and chain[2] is False and keys is not None:
+                for p in chain[0]:
+                    for k in keys:
+                        self._read(p + (k,), node)
+                for sub in chain[1]:
+                    self.visit(sub)
+                return
+        self.generic_visit(node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if self.script and self._is_root(node):
+            self._record(node, ([()], [], False))
+            return
+        chain = self._chain(node.value)
+        if chain is not None and node.attr not in _KEY_METHODS:
+            self._record(node.value, chain)
+            return
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if not self.script and node.id == "config" and isinstance(node.ctx, ast.Load):
+            self._record(node, ([()], [], False))
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        if not isinstance(node.value, str):
+            return
+        if self.script:
+            self.out.strings.append((node.value, self.line(node)))
+        if "{config[" in node.value:
+            for match in _FORMAT_RE.finditer(node.value):
+                parts = tuple(p.strip().strip("'\"") for p in _FORMAT_PART_RE.findall(match.group(1)))
+                if parts and all(parts):
+                    self._read(parts, node)
+
+
+def _rule_of(fn: ast.FunctionDef, scanner: Scanner) -> RuleSource | None:
+    for dec in fn.decorator_list:
+        if (isinstance(dec, ast.Call) and isinstance(dec.func, ast.Attribute) and dec.func.attr == "rule"
+                and isinstance(dec.func.value, ast.Name) and dec.func.value.id == "workflow"):
+            kws = {k.arg: k.value for k in dec.keywords}
+            name = kws.get("name")
+            line = kws.get("lineno")
+            if isinstance(name, ast.Constant):
+                lineno = line.value if isinstance(line, ast.Constant) else None
+                return RuleSource(str(name.value), scanner.file, scanner.linemap.get(lineno, lineno))
+    return None
+
+
+def _positional_outputs(arg) -> int:
+    """How many unnamed files one positional output argument makes (multiext with names makes none)."""
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == "multiext":
+        return 0 if arg.keywords else max(len(arg.args) - 1, 0)
+    return 1
+
+
+def _multiext_names(arg) -> list[str]:
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == "multiext":
+        return [k.arg for k in arg.keywords if k.arg]
+    return []
+
+
+def _is_validate(func) -> bool:
+    return ((isinstance(func, ast.Name) and func.id == "validate")
+            or (isinstance(func, ast.Attribute) and func.attr == "validate"
+                and isinstance(func.value, (ast.Name, ast.Attribute))))
+
+
+_READERS = re.compile(r"^(open|read_\w+|load\w*|loadtxt|genfromtxt|fromfile|imread|Path|VariantFile|AlignmentFile|"
+                      r"FastaFile|parse|urlopen|urlretrieve|get)$")
+
+
+def _is_reader(func) -> bool:
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    return bool(name and _READERS.match(name))
+
+
+_PATHLIKE = re.compile(r"^(?:[a-z]+://\S+|[\w.~-]*/[\w./~-]+|[\w.-]+\.[A-Za-z][A-Za-z0-9]{0,5})$")
+
+
+def _looks_like_path(text: str | None) -> bool:
+    """A literal that names a file or URL (a/b, x.csv, https://...), not a key or a column name."""
+    return bool(text) and " " not in text and bool(_PATHLIKE.match(text))
+
+
+def scan(tree: ast.AST, linemap: dict[int, int], file: str, script: bool = False) -> SourceScan:
+    """Pure: everything the reader wants from one AST."""
+    scanner = Scanner(linemap, file, string_bindings(tree), script=script)
+    scanner.visit(tree)
+    return scanner.out
+
+
+def _text(node) -> str:
+    try:
+        return ast.unparse(node)
+    except Exception:  # noqa: BLE001 - only used in a message
+        return "config[...]"

@@ -1,0 +1,211 @@
+"""Read a Snakemake workflow folder into plain data (`WorkflowSource`): the one parser of the check and of draft.
+
+Either layout: `Snakefile` at the top, or the standard `workflow/Snakefile`
+with `workflow/rules/*.smk`, `workflow/scripts/`, `workflow/schemas/` and
+`config/` (a top-level `Snakefile` that only `include:`s the real one is
+followed like any include). Every Snakefile, `include:`d file and `module`
+Snakefile with a literal path is translated to Python by Snakemake's own
+parser and scanned (`snakegate.check.pyscan`); config reads inside a module
+are mapped to the outer config through the module's `config:`. Every Python
+script a rule runs (`script:`) is scanned for `snakemake.config[...]` and the
+literal paths it opens; an R script for `snakemake@config`. Line numbers are
+the files' own. This module only reads files; it never executes the workflow
+and never writes.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import types
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from snakegate.check.pyscan import ConfigRead, DynamicAccess, RuleSource, scan
+
+SNAKEFILE_PLACES = ("Snakefile", "workflow/Snakefile", "snakefile", "workflow/snakefile")
+_R_CONFIG = re.compile(r"snakemake@config\s*\[\[\s*[\"']([^\"']+)[\"']\s*\]\]")
+
+
+@dataclass
+class ScriptSource:
+    file: str  # display path
+    rule: str
+    language: str  # python | r | other
+    opened: list[tuple[str, int | None]] = field(default_factory=list)
+    strings: list[tuple[str, int | None]] = field(default_factory=list)
+    missing: bool = False
+
+
+@dataclass
+class WorkflowSource:
+    """Everything the proofs and draft know about a workflow's code, as plain data."""
+
+    folder: str  # display path of the workflow folder
+    snakefile: str | None = None  # display path of the entry Snakefile
+    layout: str = "flat"  # flat | standard
+    files: list[str] = field(default_factory=list)  # Snakefiles read, in reading order
+    reads: list[ConfigRead] = field(default_factory=list)
+    dynamic: list[DynamicAccess] = field(default_factory=list)
+    validations: list[tuple[str, int | None, str | None]] = field(default_factory=list)  # (file, line, schema)
+    configfiles: list[tuple[str, int | None, str | None]] = field(default_factory=list)  # (file, line, path)
+    modules: list[tuple[str, str, int | None, str | None, tuple | None]] = field(default_factory=list)
+    source_paths: list[tuple[str, int | None, str]] = field(default_factory=list)  # (file, line, resolved display)
+    rules: list[RuleSource] = field(default_factory=list)
+    scripts: list[ScriptSource] = field(default_factory=list)
+    unfollowed: list[tuple[str, int | None, str]] = field(default_factory=list)  # (file, line, why)
+    linemaps: dict[str, dict[int, int]] = field(default_factory=dict)
+
+    def source_line(self, file: str | None, line: int | None) -> int | None:
+        if file is None or line is None or file not in self.linemaps:
+            return line
+        return self.linemaps[file].get(line, line)
+
+    def rule(self, name: str) -> RuleSource | None:
+        return next((r for r in self.rules if r.name == name), None)
+
+
+class SnakefileSyntaxError(Exception):
+    def __init__(self, message: str, file: str, line: int | None):
+        super().__init__(message)
+        self.message, self.file, self.line = message, file, line
+
+
+class _SourceCache:
+    """The one thing `snakemake.parser.parse` needs from a Workflow: a way to open the file."""
+
+    def open(self, source, mode="r"):
+        return open(source.get_path_or_uri(secret_free=True), mode, encoding="utf-8")
+
+
+def compile_snakefile(path: Path) -> tuple[str, dict[int, int]]:
+    """(Python source, {compiled line: Snakefile line}) via Snakemake's own parser."""
+    from snakemake.parser import parse
+    from snakemake.sourcecache import LocalSourceFile
+
+    linemap: dict[int, int] = {}
+    try:
+        code, _ = parse(LocalSourceFile(str(path)), types.SimpleNamespace(sourcecache=_SourceCache()), linemap)
+    except SyntaxError as exc:
+        raise SnakefileSyntaxError(exc.msg or str(exc), str(path), exc.lineno) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SnakefileSyntaxError(f"cannot read it ({exc})", str(path), None) from None
+    except Exception as exc:  # noqa: BLE001 - tokenizer errors and the like: the file does not parse
+        raise SnakefileSyntaxError(f"{type(exc).__name__}: {exc}", str(path), getattr(exc, "lineno", None)) from None
+    return code, linemap
+
+
+def find_snakefile(folder: Path) -> Path | None:
+    """The entry Snakefile of a workflow folder in either layout."""
+    for place in SNAKEFILE_PLACES:
+        if (folder / place).is_file():
+            return folder / place
+    return None
+
+
+def display(path: Path, root: Path | None) -> str:
+    if root is not None:
+        try:
+            return path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            pass
+    return str(path)
+
+
+def read_workflow(folder: Path, root: Path | None = None, snakefile: Path | None = None) -> WorkflowSource:
+    """Read `folder`'s Snakefile, includes, modules and scripts. Raises SnakefileSyntaxError."""
+    folder = folder.resolve()
+    src = WorkflowSource(folder=display(folder, root))
+    entry = snakefile or find_snakefile(folder)
+    if entry is None:
+        return src
+    src.snakefile = display(entry, root)
+    src.layout = "standard" if (folder / "workflow").is_dir() and entry.parent.name == "workflow" else "flat"
+    seen: set[tuple[Path, tuple | None]] = set()
+    # (path, config prefix of this file: () the outer config, ("x",) a module given config["x"], None a module
+    # with a config of its own; in a module?; including file; its line)
+    pending: list[tuple[Path, tuple | None, bool, str | None, int | None]] = [(entry.resolve(), (), False, None, None)]
+    while pending:
+        path, prefix, in_module, parent, parent_line = pending.pop(0)
+        if (path, prefix) in seen:
+            continue
+        seen.add((path, prefix))
+        shown = display(path, root)
+        if not path.is_file():
+            src.unfollowed.append((parent or shown, parent_line, f"{shown} does not exist"))
+            continue
+        code, linemap = compile_snakefile(path)
+        try:
+            tree = ast.parse(code)
+        except SyntaxError as exc:
+            raise SnakefileSyntaxError(exc.msg, str(path), linemap.get(exc.lineno or 0, exc.lineno)) from None
+        src.files.append(shown)
+        src.linemaps[shown] = linemap
+        found = scan(tree, linemap, shown)
+        _merge(src, found, prefix, in_module)
+        for target, line in found.includes:
+            if target is None:
+                src.unfollowed.append((shown, line, "an include path that is not a literal string is not followed"))
+            else:
+                pending.append(((path.parent / target).resolve(), prefix, in_module, shown, line))
+        for name, target, mapped, line in found.modules:
+            if target is None:
+                src.unfollowed.append((shown, line, f"module `{name}` has no literal snakefile path; not followed"))
+                continue
+            if "://" in target or target.startswith(("gh:", "github(")):
+                src.unfollowed.append((shown, line, f"module `{name}` comes from {target}, outside the workflow folder"))
+                continue
+            inner = None if prefix is None or mapped is None else prefix + mapped
+            module_path = (path.parent / target).resolve()
+            src.modules.append((name, display(module_path, root), line, shown, inner))
+            pending.append((module_path, inner, True, shown, line))
+        for schema, line in found.validations:
+            src.validations.append((shown, line, schema))
+        for cfg, line in found.configfiles:
+            src.configfiles.append((shown, line, cfg))
+        for rel, line in found.source_paths:
+            src.source_paths.append((shown, line, display((path.parent / rel).resolve(), root)))
+        for rule in found.rules:
+            src.rules.append(rule)
+            if rule.script or rule.notebook:
+                src.scripts.append(read_script(path.parent / (rule.script or rule.notebook), rule.name, root, src))
+    return src
+
+
+def _merge(src: WorkflowSource, found, prefix: tuple | None, in_module: bool) -> None:
+    """Add one file's reads, mapped to the outer config when the file is a module Snakefile."""
+    if prefix is None:  # a module with a config of its own: its reads are not this workflow's params
+        return
+    for r in found.reads:
+        src.reads.append(ConfigRead(prefix + r.path, r.file, r.line, r.rule, "module" if in_module else r.how))
+    for d in found.dynamic:
+        src.dynamic.append(DynamicAccess(prefix + d.prefix, d.file, d.line, d.rule, d.text, d.whole and not prefix))
+
+
+def read_script(path: Path, rule: str, root: Path | None, src: WorkflowSource) -> ScriptSource:
+    """Scan one rule script: config reads go straight into `src.reads` (how="script")."""
+    shown = display(path.resolve(), root)
+    suffix = path.suffix.lower()
+    language = {".py": "python", ".r": "r", ".rmd": "r"}.get(suffix, "other")
+    out = ScriptSource(file=shown, rule=rule, language=language)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        out.missing = True
+        return out
+    if language == "python":
+        try:
+            tree = ast.parse(text)
+        except SyntaxError as exc:
+            src.unfollowed.append((shown, exc.lineno, f"script {shown} does not parse as Python ({exc.msg})"))
+            return out
+        found = scan(tree, {}, shown, script=True)
+        src.reads.extend(ConfigRead(r.path, r.file, r.line, rule, "script") for r in found.reads)
+        src.dynamic.extend(DynamicAccess(d.prefix, d.file, d.line, rule, d.text, d.whole) for d in found.dynamic)
+        out.opened, out.strings = found.opened, found.strings
+    elif language == "r":
+        for n, line in enumerate(text.splitlines(), start=1):
+            for key in _R_CONFIG.findall(line):
+                src.reads.append(ConfigRead((key,), shown, n, rule, "script"))
+            out.strings.extend((s, n) for s in re.findall(r"[\"']([^\"'\n]+)[\"']", line))
+    return out
