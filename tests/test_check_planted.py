@@ -1,0 +1,173 @@
+"""Planted mistakes (issue 15): each is caught by `snakegate check`, named by its code, rule and file.
+
+Each test copies the clean fixture contribution into a throw-away registry, plants one mistake the way a
+contributor would write it (a key read with lookup(), inside a module Snakefile, through snakemake.config in
+a script; a param no longer read; a hard-coded input path in a script; an unknown artifact type; a download
+in a shell command), and runs the real check (real Snakemake parser and DAG) in-process.
+"""
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CLEAN = ROOT / "tests" / "fixtures" / "broken" / "workflows" / "clean"
+
+
+@pytest.fixture
+def planted(tmp_path, cli):
+    """plant(trust=..., **{file: text}) -> (exit code, findings of the `clean` workflow)."""
+    root = tmp_path / "registry"
+    shutil.copytree(ROOT / "tests" / "fixtures" / "broken" / "data", root / "data")
+    folder = root / "workflows" / "clean"
+    shutil.copytree(CLEAN, folder)
+
+    def plant(edit=None, trust=None, **files):
+        for name, text in files.items():
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(text)
+        if edit:
+            edit(folder)
+        if trust:
+            manifest = folder / "workflow.yaml"
+            manifest.write_text(manifest.read_text().replace("trust: community", f"trust: {trust}"))
+        code, out, err = cli("--registry", root, "check", "clean", "--json", "--no-hygiene")
+        assert "Traceback" not in out + err
+        return code, json.loads(out)["findings"]
+    return plant
+
+
+def errors(findings, code):
+    return [f for f in findings if f["code"] == code and f["severity"] == "error"]
+
+
+SNAKEFILE = (CLEAN / "Snakefile").read_text()
+
+
+def test_the_clean_contribution_has_no_findings(planted):
+    code, findings = planted()
+    assert code == 0 and findings == []
+
+
+def test_an_undeclared_key_read_with_lookup_is_caught(planted):
+    text = SNAKEFILE.replace('rows=config["rows"],', 'rows=config["rows"],\n        sep=lookup(dpath="format/sep", within=config),')
+    code, findings = planted(Snakefile=text)
+    (found,) = errors(findings, "undeclared_config_key")
+    assert code == 1
+    assert "config['format']['sep'] is read with lookup() in rule `head`" in found["message"]
+    assert found["rule"] == "head" and found["file"] == "workflows/clean/Snakefile"
+    line = text.splitlines()[found["line"] - 1]
+    assert "lookup(" in line
+
+
+def test_a_lookup_of_a_declared_key_counts_as_reading_it(planted):
+    text = SNAKEFILE.replace('rows=config["rows"],', 'rows=lookup(dpath="rows", within=config),')
+    code, findings = planted(Snakefile=text)
+    assert code == 0, findings
+
+
+def test_an_undeclared_key_read_in_a_module_snakefile_is_caught(planted):
+    text = SNAKEFILE + '''
+
+module extra:
+    snakefile:
+        "rules/extra.smk"
+    config:
+        config
+
+
+use rule * from extra as extra_*
+'''
+    module = '''rule note:
+    output:
+        note="results/note.txt",
+    params:
+        label=config["label"],
+    shell:
+        "echo {params.label} > {output.note}"
+'''
+    code, findings = planted(**{"Snakefile": text, "rules/extra.smk": module})
+    (found,) = errors(findings, "undeclared_config_key")
+    assert "config['label'] is read in a module Snakefile in rule `note`" in found["message"]
+    assert found["file"] == "workflows/clean/rules/extra.smk" and found["line"] == 5
+
+
+def test_an_undeclared_key_read_by_a_script_through_snakemake_config_is_caught(planted):
+    text = SNAKEFILE.replace('''    shell:
+        "head -n {params.rows} {input.table} > {output.head}"''', '''    script:
+        "scripts/head.py"''')
+    script = '''import shutil
+
+rows = snakemake.params.rows
+label = snakemake.config["label"]
+shutil.copy(snakemake.input.table, snakemake.output.head)
+'''
+    code, findings = planted(**{"Snakefile": text, "scripts/head.py": script})
+    (found,) = errors(findings, "undeclared_config_key")
+    assert "config['label'] is read by its script in rule `head`" in found["message"]
+    assert found["file"] == "workflows/clean/scripts/head.py" and found["line"] == 4
+
+
+def test_a_param_no_longer_read_is_caught(planted):
+    text = SNAKEFILE.replace('        rows=config["rows"],\n', '').replace("head -n {params.rows}", "head -n 2")
+    code, findings = planted(Snakefile=text)
+    (found,) = errors(findings, "unused_param")
+    assert "param `rows` is declared in schema.json but no rule or function reads it" in found["message"]
+
+
+def test_a_hard_coded_input_path_in_a_script_is_caught(planted):
+    text = SNAKEFILE.replace('''    shell:
+        "head -n {params.rows} {input.table} > {output.head}"''', '''    script:
+        "scripts/head.py"''')
+    script = '''import pandas as pd
+
+lookup = pd.read_csv("data/lookup.csv")
+pd.read_csv(snakemake.input.table).head(snakemake.params.rows).to_csv(snakemake.output.head, index=False)
+'''
+    code, findings = planted(trust="curated", **{"Snakefile": text, "scripts/head.py": script})
+    (found,) = errors(findings, "hardcoded_path")
+    assert "opens the literal path `data/lookup.csv`" in found["message"]
+    assert found["file"] == "workflows/clean/scripts/head.py" and found["line"] == 3 and found["rule"] == "head"
+
+
+def test_an_unknown_artifact_type_in_workflow_yaml_is_caught(planted):
+    def typo(folder):
+        manifest = folder / "workflow.yaml"
+        manifest.write_text(manifest.read_text().replace("output: {tally: text}", "output: {tally: txet}"))
+    code, findings = planted(edit=typo)
+    found = errors(findings, "unknown_artifact_type")
+    assert found and "rules.tally.output.tally is `txet`" in found[0]["message"]
+    assert "did you mean `text`?" in found[0]["hint"]
+
+
+def test_a_download_in_a_shell_command_is_an_error_for_curated_and_a_warning_for_community(planted):
+    text = SNAKEFILE.replace('"wc -l < {input.head} > {output.tally}"',
+                             '"wget -q https://example.org/extra.csv && wc -l < {input.head} > {output.tally}"')
+    code, findings = planted(Snakefile=text)
+    (found,) = [f for f in findings if f["code"] == "download"]
+    assert code == 0 and found["severity"] == "warning" and found["rule"] == "tally"
+    assert "downloads (`wget`)" in found["message"]
+    code, findings = planted(trust="curated")
+    (found,) = [f for f in findings if f["code"] == "download"]
+    assert code == 1 and found["severity"] == "error"
+
+
+def test_a_wrapper_and_a_conda_env_without_its_file_are_named(planted):
+    text = SNAKEFILE.replace('''    shell:
+        "wc -l < {input.head} > {output.tally}"''', '''    conda:
+        "envs/tally.yaml"
+    wrapper:
+        "v7.6.0/bio/wc"''')
+    code, findings = planted(Snakefile=text)
+    codes = {f["code"]: f for f in findings}
+    assert "wrapper `v7.6.0/bio/wc`" in codes["wrapper_unchecked"]["message"]
+    assert "`envs/tally.yaml`, which is not a file in the workflow folder" in codes["conda_env_missing"]["message"]
+
+
+def test_an_absolute_path_in_a_shell_command_is_named(planted):
+    text = SNAKEFILE.replace('"wc -l < {input.head} > {output.tally}"',
+                             '"cat /data/shared/extra.csv {input.head} | wc -l > {output.tally}"')
+    code, findings = planted(Snakefile=text)
+    (found,) = [f for f in findings if f["code"] == "hardcoded_path"]
+    assert "absolute path /data/shared/extra.csv" in found["message"]
