@@ -9,6 +9,7 @@ the zip directory and each array's header (name, shape, dtype), never the arrays
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import zipfile
@@ -102,11 +103,35 @@ def _check(path: Path, type_name: str) -> str | None:
     if spec is None:
         return f"unknown artifact type {type_name!r}"
     kind = spec.get("check", "none")
+    if kind == "directory":
+        return None if path.is_dir() else f"is not a {type_name}: expected a folder"
+    if path.is_dir():
+        return f"is a folder, not a {type_name} file"
     if kind == "table":
-        if table_header(path, spec["delimiter"]) is None:
+        header = table_header(path, spec["delimiter"])
+        other = "\t" if spec["delimiter"] == "," else ","
+        if header is not None and len(header) == 1 and other in header[0]:
+            header = None  # "a\tb" as one column: the wrong delimiter, never a one-column table
+        if header is None:
             sep = "comma" if spec["delimiter"] == "," else "tab"
+            wrong = table_header(path, other)
+            if wrong is not None and len(wrong) > 1:
+                alt = "tsv-table" if other == "\t" else "csv-table"
+                return (f"is not a {type_name}: it is {'tab' if other == chr(9) else 'comma'}-separated "
+                        f"(columns {', '.join(wrong[:5])}{', …' if len(wrong) > 5 else ''}); give a {sep}-separated "
+                        f"file, or declare the param as {alt}")
             return (f"is not a {type_name}: expected UTF-8 text whose first line is a {sep}-separated header "
                     "of unique, non-empty column names and whose next rows have as many fields")
+        return None
+    if kind == "gzip":
+        return _check_gzip(path, type_name, spec)
+    if kind == "markup":
+        text = _text_head(path)
+        tag = spec["tag"]
+        head = (text or "").lstrip().lower()
+        if text is None or not (head.startswith(f"<{tag}") or head.startswith("<!doctype " + tag)
+                                or (head.startswith("<?xml") or head.startswith("<!doctype")) and f"<{tag}" in head):
+            return f"is not {type_name}: expected a document with an <{tag}> element at the top"
         return None
     if kind == "json":
         text = _text_head(path)
@@ -186,6 +211,26 @@ def array_headers(path: Path, type_name: str) -> dict[str, dict] | None:
     if artifact_types().get(type_name, {}).get("check") != "npz":
         return None
     return npz_headers(path)
+
+
+def _check_gzip(path: Path, type_name: str, spec: dict) -> str | None:
+    """gzip magic, then the first decompressed bytes (a few KiB, never the whole file)."""
+    if _head(path, 2) != b"\x1f\x8b":
+        return f"is not {type_name}: it is not gzip-compressed (no gzip signature)"
+    try:
+        with gzip.open(path, "rb") as fh:
+            inner = fh.read(4096)
+    except (OSError, EOFError, zlib.error) as exc:
+        return f"is not {type_name}: the gzip stream is damaged ({exc})"
+    if "inner_magic" in spec and not inner.startswith(bytes.fromhex(spec["inner_magic"])):
+        return f"is not {type_name}: its decompressed content does not start with the {type_name} signature"
+    if "inner_prefix" in spec and not inner.lstrip().startswith(spec["inner_prefix"].encode()):
+        return f"is not {type_name}: its decompressed text does not start with {spec['inner_prefix']!r}"
+    return None
+
+
+def is_directory(type_name: str) -> bool:
+    return artifact_types().get(type_name, {}).get("check") == "directory"
 
 
 def is_table(type_name: str) -> bool:

@@ -26,7 +26,7 @@ from snakegate.contract import (
 )
 from snakegate.dag import DagError, build_dag
 from snakegate.provenance import secrets
-from snakegate.provenance.hashing import canonical_json, sha256_file, sha256_text
+from snakegate.provenance.hashing import canonical_json, folder_hash, sha256_file, sha256_text
 from snakegate.models import GateError, GateResult, Invocation
 from snakegate.registry import Registry, Workflow
 from snakegate.settings import Settings
@@ -139,7 +139,7 @@ def _resolve_artifacts(wf: Workflow, params: dict, settings: Settings, errors: l
                 message=f"`{node.path}` = `{node.value}` resolves to {resolved}, outside the allowed data roots ({roots_text})",
                 hint="copy the file into a data root, or add its folder to data_roots in snakegate.toml"))
             continue
-        if not is_file:
+        if not is_file and not (is_dir and artifacts.is_directory(type_name)):
             what = ("is a folder, not a file" if is_dir else
                     "is not a regular file" if os.path.lexists(resolved) else "does not exist")
             errors.append(GateError(path=node.path, code="not_found",
@@ -234,7 +234,7 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
         _set(absolute, parts, str(path))
         _set(portable, parts, _portable(path, settings.registry_root))
         try:
-            inputs[format_path(("params",) + parts)] = sha256_file(path)
+            inputs[format_path(("params",) + parts)] = folder_hash(path) if path.is_dir() else sha256_file(path)
         except OSError as exc:  # removed or made unreadable since it was checked: refuse, never crash
             where = format_path(("params",) + parts)
             return GateResult(ok=False, workflow=wf_id, errors=[GateError(
