@@ -3,7 +3,9 @@
 Messages and tools are in the OpenAI chat-completions wire format (plain
 dicts), so the offline guided dialogue and any OpenAI-compatible server are
 interchangeable behind the conversation controller. A backend never runs a
-platform action itself; it only says which one it wants called.
+platform action itself; it only says which one it wants called. Backends
+differ only in how they ask for the next step (native tool calls,
+constrained JSON, or the guided dialogue's own rules).
 """
 
 from __future__ import annotations
@@ -29,6 +31,11 @@ class Reply:
 
     text: str | None = None
     tool_calls: tuple[ToolCall, ...] = field(default_factory=tuple)
+    finish_reason: str | None = None      # "length": the server cut the reply at max_tokens
+    model: str | None = None              # the model that answered, as the server names it
+    usage: dict | None = None             # the server's token counts (prompt_tokens, completion_tokens)
+    asks_secret: str | None = None        # a sensitive param the backend asks for (the UI shows a masked field)
+    wire: dict | None = field(default=None, repr=False, compare=False)  # {"request", "response"} for the audit log
 
 
 class BackendError(UserError):

@@ -1,19 +1,23 @@
 """The conversation: runs the model/tool loop, keeps the draft, and lets only a UI approval execute it.
 
-Owns the message history (OpenAI wire format), the current `Draft` and the
-one live `Approval`. `send()` asks the backend for a turn, runs the platform
-actions it asks for (agent/actions.py), writes a draft run config when
-validate_params passes the gate, and returns events for the UI. It never
-raises on backend trouble (a `BackendFailed` event instead) and never runs a
-workflow on a model's request: `execute()` needs the token that only
-`approve()` mints, and `approve()` is called by the UI, never by a model.
+Owns the message history (OpenAI wire format), the sensitive values the
+researcher entered out-of-band (`set_secret`/`send_secret`), the current
+`Draft` and the one live `Approval`. `send()` asks the backend for the next
+step, runs the platform actions it asks for within the caps (agent/limits.py),
+writes a draft when validate_params or fork_run passes the gate, logs
+everything to the audit log and returns events for the UI. A failed request
+rolls the whole turn back, so a retry is clean. It never raises on backend
+trouble (a `BackendFailed` event instead), never sends a known sensitive value
+to a model, and never runs a workflow on a model's request: `execute()` needs
+the token that only `approve()` mints, and `approve()` is called by the UI.
 
 A turn may be abandoned (`send(..., cancel=event)`, the UI's Esc): the model
 request runs without the conversation's lock, so an abandoned turn is rolled
 back by whoever comes next (its own thread when the reply arrives, or the next
 `send`) and leaves no trace in the history, the draft or the approval.
 Events can be streamed as they happen (`on_event`), so a UI shows each action
-while the turn goes on.
+while the turn goes on. `restart` (or the word "restart") starts over, and
+describing another workflow withdraws the draft (`DraftCleared`).
 """
 
 from __future__ import annotations
@@ -24,55 +28,32 @@ import secrets
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from snakegate import runner
-from snakegate.agent.actions import ACTIONS, ActionContext, Outcome, Proposal, call_action, error_result, result_json
-from snakegate.agent.backend import Backend, BackendError
-from snakegate.agent.events import (ActionCalled, Approval, AssistantSaid, BackendFailed, Draft, DraftCleared,
-                                    DraftReady, Event)
-from snakegate.agent.tools import openai_tools
+from snakegate.agent import limits
+from snakegate.agent.actions import ActionContext, Outcome, call_action, conversation_secrets, error_result, result_json
+from snakegate.agent.audit import AuditLog
+from snakegate.agent.backend import Backend, BackendError, Reply
+from snakegate.agent.drafts import write_draft
+from snakegate.agent.events import (
+    ActionCalled, Approval, AssistantSaid, BackendFailed, Draft, DraftCleared, DraftReady, Event, SecretRequested,
+)
+from snakegate.agent.history import call_key, request_view, scrub_messages
+from snakegate.agent.prompt import relative, system_prompt
+from snakegate.agent.redact import MASKED_NOTE, sensitive_params
+from snakegate.agent.tools import conversation_tools
 from snakegate.errors import UserError
 from snakegate.provenance.origin import OriginError, origin_fields
 from snakegate.registry import Registry
-from snakegate.runconfig import dump_yaml, read_run_config, write_atomic
+from snakegate.runconfig import read_run_config
 from snakegate.settings import Settings
-
-RESTART_WORDS = ("restart", "start over")
-RESTARTED = "Starting over: the previous draft is gone. Describe what you want to run."
 
 DEFAULT_GREETING = ("Hello! Tell me what you would like to analyse, and with which data. I can find a workflow, "
                     "check your files and fill in its parameters; you approve the run in the panel.")
-
-
-def system_prompt(settings: Settings) -> str:
-    roots = ", ".join(_relative(r, settings.registry_root) for r in settings.data_roots) or "(none configured)"
-    return f"""You help a researcher run curated workflows from the snakegate registry.
-
-What you can do: call the platform actions {", ".join(ACTIONS)}, and talk to the researcher. Nothing else:
-you cannot run a workflow, write files or execute code.
-
-How to work:
-1. Find a workflow with search_workflows (an empty query lists them all).
-2. Call describe_workflow and read its parameters and its SKILL.md before choosing any value. Use only the
-   exact parameter names it lists; never invent a parameter name or a file path.
-3. Input files must be inside the data roots ({roots}); use inspect_data to list them and to see a table's
-   columns. Paths are relative to the registry root, as inspect_data shows them.
-4. Call validate_params with the workflow id and the params. Leave out a parameter to use its default.
-5. If it is refused, do not guess: ask the researcher, quoting each error's message and hint, and offer its
-   choices when there are any. Then validate again.
-6. When validate_params returns ok, tell the researcher the draft is ready and that they must review and
-   approve it in the panel to run it. You cannot run it yourself.
-
-Sensitive values appear as "<redacted>": send "<redacted>" back unchanged to keep the researcher's value.
-Be brief and concrete."""
-
-
-def _relative(path: Path, root: Path) -> str:
-    try:
-        return Path(path).resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        return str(path)
+RESTART_WORDS = ("restart", "start over")
+RESTARTED = "Starting over: the previous draft is gone. Describe what you want to run."
+CUT_NOTE = ("(The model's reply was cut off at the token limit, max_tokens={n}; raise [agent] max_tokens or "
+            "--max-tokens, or ask for a shorter answer.)")
 
 
 def _utc_now() -> str:
@@ -81,14 +62,18 @@ def _utc_now() -> str:
 
 @dataclass
 class _Turn:
-    """One `send()` in progress: where its messages start, what to restore if it is abandoned."""
+    """One `send()` in progress: where its messages start, what to restore if it fails or is abandoned,
+    and what it has done so far (for the per-turn caps and repeat detection)."""
 
     cancel: threading.Event
     on_event: Callable[[Event], None] | None
     start: int = 0
+    described: tuple | None = None
     draft: Draft | None = None
     approval: Approval | None = None
     events: list[Event] = field(default_factory=list)
+    calls: dict[str, str] = field(default_factory=dict)   # call_key -> summary of its first result
+    drafts: int = 0
     done: bool = False
 
     def emit(self, event: Event) -> None:
@@ -98,23 +83,47 @@ class _Turn:
 
 
 class Conversation:
-    """One chat session with one backend; the UI calls opening/send/approve/execute."""
+    """One chat session with one backend; the UI calls opening/send/set_sensitive/approve/execute."""
 
     def __init__(self, registry: Registry, settings: Settings, backend: Backend, *,
-                 conversation_id: str | None = None, max_steps: int = 8):
+                 conversation_id: str | None = None, max_steps: int = 8, audit: bool = True):
         self.registry = registry
         self.settings = settings
         self.backend = backend
         self.conversation_id = conversation_id or "c-" + secrets.token_hex(6)
         self.max_steps = max_steps
         self.draft: Draft | None = None
-        self.messages: list[dict] = [{"role": "system", "content": system_prompt(settings)}]
-        self.tools = openai_tools()
+        self.messages: list[dict] = [{"role": "system", "content": system_prompt(settings, registry)}]
+        self.answered_by: str | None = None      # the model name the server last reported
+        self.described: tuple[str, list[str]] | None = None  # the workflow whose params the model is filling
+        self.audit = AuditLog(settings.audit_dir / f"{self.conversation_id}.jsonl") if audit else None
         self._ctx = ActionContext(registry, settings)
+        self._summaries: dict[str, str] = {}     # tool call id -> one-line summary (old results shrink to it)
         self._approval: Approval | None = None  # the one approval that may run the current draft
         self._greeted = False
         self._lock = threading.RLock()  # guards messages, draft and approval; never held during a model request
         self._open: _Turn | None = None  # the turn in progress (or abandoned and not yet rolled back)
+        self._log("conversation", backend=backend.name, model=backend.model,
+                  base_url=getattr(backend, "base_url", None), registry=str(settings.registry_root))
+
+    @property
+    def tools(self) -> list[dict]:
+        """The actions as offered to the model now (workflow ids, and the described workflow's param names)."""
+        return conversation_tools(self.registry.ids(), self.described)
+
+    def _log(self, kind: str, **data) -> None:
+        if self.audit is not None:
+            self.audit.write(kind, **data)
+
+    def _secrets(self) -> list[str]:
+        return conversation_secrets(self._ctx)
+
+    def _learn_secrets(self) -> None:
+        """Scrub every value now known to be sensitive from the history and the audit log."""
+        known = self._secrets()
+        self.messages = scrub_messages(self.messages, known)
+        if self.audit is not None:
+            self.audit.learn(known)
 
     # ---- talking ---------------------------------------------------------------------------------
     def opening(self) -> list[Event]:
@@ -136,16 +145,22 @@ class Conversation:
         turn = _Turn(cancel or threading.Event(), on_event)
         with self._lock:
             self._settle()
-            turn.start, turn.draft, turn.approval = len(self.messages), self.draft, self._approval
+            turn.start, turn.draft, turn.approval, turn.described = (len(self.messages), self.draft,
+                                                                     self._approval, self.described)
             self.messages.append({"role": "user", "content": text})
+            self._learn_secrets()  # a known secret typed again never reaches the model
+            self._log("user", text=text)
             self._open = turn
         for _ in range(self.max_steps):
             with self._lock:
                 if turn.cancel.is_set():
                     return self._abandon(turn)
-                history = list(self.messages)
+                tools = self.tools
+                # A local backend (the guided dialogue) reads every earlier result; a model gets old ones trimmed.
+                trim_before = 0 if getattr(self.backend, "local", False) else turn.start
+                view = request_view(self.messages, trim_before, self._summaries, self._secrets())
             try:
-                reply, failure = self.backend.request(history, self.tools), None
+                reply, failure = self.backend.request(view, tools), None
             except BackendError as exc:
                 reply, failure = None, exc.message
             except Exception as exc:  # an SDK error or a backend bug: report it, keep the conversation
@@ -155,21 +170,30 @@ class Conversation:
                     return self._abandon(turn)
                 if failure is not None:
                     return self._failed(turn, failure)
-                if reply.text and reply.text.strip():
-                    turn.emit(AssistantSaid(reply.text))
+                self._record_reply(reply, view)
+                cut = reply.finish_reason == "length"
+                said = (reply.text or "").strip()
                 if not reply.tool_calls:
-                    if not (reply.text and reply.text.strip()):
+                    if not said and not cut:
                         return self._failed(turn, f"the model ({self._where()}) sent an empty reply; "
                                                   "send your message again or try another model")
-                    self.messages.append({"role": "assistant", "content": reply.text})
+                    said = "\n\n".join(t for t in (said, CUT_NOTE.format(n=self._max_tokens()) if cut else "") if t)
+                    self.messages.append({"role": "assistant", "content": reply.text or ""})
+                    turn.emit(AssistantSaid(said))
+                    if reply.asks_secret:
+                        for event in self._secret_requests(only=reply.asks_secret):
+                            turn.emit(event)
                     return self._close(turn)
-                self._run_tool_calls(reply, turn)
+                if said:
+                    turn.emit(AssistantSaid(said))
+                self._run_tool_calls(reply, turn, cut)
         with self._lock:
             if turn.cancel.is_set():
                 return self._abandon(turn)
             note = (f"I stopped after {self.max_steps} steps without reaching an answer. Tell me what to do "
                     "next, or rephrase the request.")
             self.messages.append({"role": "assistant", "content": note})
+            self._log("stopped", steps=self.max_steps)
             turn.emit(AssistantSaid(note))
             return self._close(turn)
 
@@ -184,19 +208,14 @@ class Conversation:
             self.messages = self.messages[:1]
             self._greeted = False
             self.opening()
-            self.draft, self._approval = None, None
+            self.draft, self._approval, self.described = None, None, None
             self._ctx.vault.clear()
+            self._log("restart")
             turn = _Turn(threading.Event(), on_event)
             if had_draft:
                 turn.emit(DraftCleared("you started over"))
             turn.emit(AssistantSaid(RESTARTED))
             return turn.events
-
-    def set_sensitive(self, workflow: str, name: str, value) -> None:
-        """Hold a sensitive param's value typed in the UI's masked field, out of band: it never enters the
-        history. The model refers to it as "<redacted>", which validate_params replaces by this value."""
-        with self._lock:
-            self._ctx.vault[(workflow, (name,))] = value
 
     def _settle(self) -> None:
         """Roll back a turn that was abandoned while its model request was out (caller holds the lock)."""
@@ -204,11 +223,15 @@ class Conversation:
         if turn is not None and turn.cancel.is_set() and not turn.done:
             self._abandon(turn)
 
+    def _undo(self, turn: _Turn) -> None:
+        del self.messages[turn.start:]
+        self.draft, self._approval, self.described = turn.draft, turn.approval, turn.described
+        turn.done = True
+
     def _abandon(self, turn: _Turn) -> list[Event]:
         if not turn.done:
-            del self.messages[turn.start:]
-            self.draft, self._approval = turn.draft, turn.approval
-            turn.done = True
+            self._undo(turn)
+            self._log("abandoned")
         if self._open is turn:
             self._open = None
         return []
@@ -219,20 +242,49 @@ class Conversation:
             self._open = None
         return turn.events
 
-    def _run_tool_calls(self, reply, turn: _Turn) -> None:
+    def _failed(self, turn: _Turn, message: str) -> list[Event]:
+        # The whole turn goes: the researcher's message, every step after it and any draft it wrote (the file
+        # stays on disk), so sending the message again is a clean retry.
+        withdrawn = self.draft is not turn.draft
+        self._undo(turn)
+        self._log("failure", message=message)
+        if withdrawn:
+            turn.emit(DraftCleared("the turn that wrote it failed and was undone"))
+        turn.emit(BackendFailed(message))
+        return self._close(turn)
+
+    def _record_reply(self, reply: Reply, view: list[dict]) -> None:
+        if reply.model:
+            self.answered_by = reply.model
+        wire = reply.wire or {}
+        self._log("request", body=wire.get("request") or {"messages": view}, mode=wire.get("mode"))
+        self._log("response", text=reply.text, finish_reason=reply.finish_reason, model=reply.model,
+                  usage=reply.usage, tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments}
+                                                 for c in reply.tool_calls])
+
+    def _max_tokens(self):
+        return getattr(self.backend, "max_tokens", "?")
+
+    # ---- actions ---------------------------------------------------------------------------------
+    def _run_tool_calls(self, reply: Reply, turn: _Turn, cut: bool) -> None:
         outcomes: list[tuple[str, Outcome, Draft | None]] = []
         for n, call in enumerate(reply.tool_calls):
             call_id = call.id or f"call_{len(self.messages)}_{n}"
-            outcome, draft = call_action(self._ctx, call.name, call.arguments), None
+            outcome, draft = self._one_call(call, n, turn), None
             if outcome.proposal is not None:
-                outcome, draft = self._write_draft(outcome)
+                outcome, draft = self._draft(outcome, turn)
             elif self._starts_another_workflow(outcome):
                 # the researcher is filling another workflow now: the old draft must not stay approvable
                 self.draft, self._approval = None, None
-                turn.emit(DraftCleared(f"the conversation moved on to {outcome.arguments.get('workflow')}"))
+                turn.emit(DraftCleared(f"the conversation moved on to {outcome.result.get('id')}"))
+            if cut and not outcome.ok:
+                outcome = Outcome(outcome.name, outcome.arguments, outcome.result, False,
+                                  outcome.summary + " " + CUT_NOTE.format(n=self._max_tokens()))
+            self._summaries[call_id] = outcome.summary
             outcomes.append((call_id, outcome, draft))
+        self._learn_secrets()
         # The history holds the redacted arguments: the next request must not carry a sensitive value.
-        self.messages.append({"role": "assistant", "content": reply.text or None, "tool_calls": [
+        self.messages.append({"role": "assistant", "content": reply.text or "", "tool_calls": [
             {"id": call_id, "type": "function",
              "function": {"name": o.name, "arguments": json.dumps(o.arguments, sort_keys=True, default=str)}}
             for call_id, o, _ in outcomes]})
@@ -241,51 +293,104 @@ class Conversation:
             turn.emit(ActionCalled(outcome.name, outcome.arguments, outcome.ok, outcome.summary))
             if draft is not None:
                 turn.emit(DraftReady(draft))
+            if outcome.name == "describe_workflow" and outcome.ok and "params" in outcome.result:
+                for event in self._secret_requests():
+                    turn.emit(event)
 
     def _starts_another_workflow(self, outcome: Outcome) -> bool:
         return (self.draft is not None and outcome.ok and outcome.name == "describe_workflow"
-                and outcome.arguments.get("workflow") != self.draft.workflow)
+                and "params" in outcome.result and outcome.result.get("id") != self.draft.workflow)
 
-    def _write_draft(self, outcome: Outcome) -> tuple[Outcome, Draft | None]:
-        p: Proposal = outcome.proposal
-        config = {"workflow": p.workflow, "version": p.version, "invocation_id": p.invocation_id,
-                  "params": p.params}
-        # The same invocation always gives the same text, so two conversations never disagree about a file.
-        text = ("# Draft run config from snakegate chat; it passed the gate.\n"
-                f"# Approve it in the chat, or run it yourself: "
-                f"snakegate run {_relative(p.config_path, self.settings.registry_root)}\n")
+    def _one_call(self, call, n: int, turn: _Turn) -> Outcome:
+        if n >= limits.MAX_CALLS_PER_REPLY:
+            result = limits.too_many_calls(call.name, n + 1)
+            outcome = Outcome(call.name, {}, result, False, f"{call.name}: not run ({result['error']['message']})")
+        else:
+            key = call_key(call.name, call.arguments)
+            if key in turn.calls:
+                note = (f"{call.name} was already called with these arguments in this turn (result: {turn.calls[key]})"
+                        "; it was not run again. Use that result and take the next step, or ask the researcher.")
+                outcome = Outcome(call.name, {}, {"note": note}, True, f"{call.name}: repeated call, answered "
+                                                                          "with a note")
+            else:
+                outcome = call_action(self._ctx, call.name, call.arguments)
+                turn.calls[key] = outcome.summary
+                if outcome.name == "describe_workflow" and outcome.ok and "params" in outcome.result:
+                    self.described = (outcome.result["id"], [p["name"] for p in outcome.result["params"]])
+        self._log("action", name=outcome.name, arguments=outcome.arguments, ok=outcome.ok, summary=outcome.summary,
+                  result=outcome.result)
+        return outcome
+
+    def _draft(self, outcome: Outcome, turn: _Turn) -> tuple[Outcome, Draft | None]:
+        p = outcome.proposal
+        if turn.drafts >= limits.MAX_DRAFTS_PER_TURN:
+            result = limits.drafts_exhausted(outcome.name)
+            return Outcome(outcome.name, outcome.arguments, result, False,
+                           f"{outcome.name}: {result['error']['message']}"), None
         try:
-            text += dump_yaml(config)
-            p.config_path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(p.config_path, text)
+            draft = write_draft(p, self.settings.registry_root)
         except Exception as exc:  # disk full, read-only folder, a value YAML cannot hold: no draft, never a crash
             result = error_result("draft_not_written",
-                                  f"the params pass the gate but the draft {p.config_path} cannot be written "
+                                  f"the params pass the gate but the draft "
+                                  f"{relative(p.config_path, self.settings.registry_root)} cannot be written "
                                   f"({getattr(exc, 'strerror', None) or exc})",
                                   "tell the researcher to check that the drafts folder is writable")
             return Outcome(outcome.name, outcome.arguments, result, False,
-                           f"validate {p.workflow}: passes the gate, but the draft cannot be written", None), None
+                           f"{outcome.name} {p.workflow}: passes the gate, but the draft cannot be written"), None
+        turn.drafts += 1
         # A new draft replaces the old one, and the old approval stops working with it.
-        self.draft = Draft(workflow=p.workflow, version=p.version, invocation_id=p.invocation_id,
-                           params=p.params, config_path=p.config_path, config_text=text)
-        self._approval = None
-        return outcome, self.draft
-
-    def _failed(self, turn: _Turn, message: str) -> list[Event]:
-        # Nothing happened this turn: drop the researcher's message so sending it again is a clean retry.
-        # (Tool steps that did run stay: their tool messages answer their calls, so the history is valid.)
-        if len(self.messages) == turn.start + 1:
-            del self.messages[turn.start:]
-        turn.emit(BackendFailed(message))
-        return self._close(turn)
+        self.draft, self._approval = draft, None
+        self._log("draft", path=str(draft.config_path), invocation_id=draft.invocation_id, workflow=draft.workflow,
+                  fork_of=draft.fork.parent_run if draft.fork else None)
+        return outcome, draft
 
     def _where(self) -> str:
         url = getattr(self.backend, "base_url", None)
         return f"{self.backend.name} model {self.backend.model}" + (f" at {url}" if url else "")
 
     def _describe_failure(self, exc: Exception) -> str:
-        return (f"the model ({self._where()}) failed: {type(exc).__name__}: {exc}. Nothing was lost; "
+        return (f"the model ({self._where()}) failed: {type(exc).__name__}: {exc}. The turn was undone; "
                 "check the server and send your message again")
+
+    # ---- sensitive values, out of band -----------------------------------------------------------
+    def sensitive_params(self, workflow: str | None = None) -> list[dict]:
+        """The sensitive params of `workflow` (default: the one being filled): name, description, entered?"""
+        wf_id = workflow or (self.described[0] if self.described else None) or (self.draft and self.draft.workflow)
+        wf = self.registry.get(wf_id) if wf_id else None
+        if wf is None:
+            return []
+        return [{"workflow": wf.id, "param": ".".join(parts), "description": sub.get("description", ""),
+                 "entered": (wf.id, parts) in self._ctx.vault}
+                for parts, sub in sensitive_params(wf.schema).items()]
+
+    def _secret_requests(self, only: str | None = None) -> list[Event]:
+        return [SecretRequested(p["workflow"], p["param"], p["description"]) for p in self.sensitive_params()
+                if (only is None and not p["entered"]) or p["param"] == only]
+
+    def set_sensitive(self, workflow: str | None, name: str, value) -> None:
+        """Hold a sensitive param's value typed in the UI's masked field, out of band: it never enters the
+        history. The model refers to it as "<redacted>", which validate_params replaces by this value, and
+        the value is scrubbed from all text bound for the model. `name` is dotted for a nested param;
+        `workflow` None means the one being filled."""
+        with self._lock:
+            known = {p["param"]: p for p in self.sensitive_params(workflow)}
+            if name not in known:
+                where = workflow or (self.described[0] if self.described else "the current workflow")
+                raise UserError(f"`{name}` is not a sensitive parameter of {where}"
+                                + (f" (sensitive: {', '.join(known)})" if known else " (it has none)"))
+            if value is None or (isinstance(value, str) and not value):
+                raise UserError(f"`{name}`: an empty value was entered; type the value in the masked field")
+            self._ctx.vault[(known[name]["workflow"], tuple(name.split(".")))] = value
+            self._log("sensitive_set", workflow=known[name]["workflow"], param=name)
+            self._learn_secrets()
+
+    def enter_sensitive(self, workflow: str | None, name: str, value, *,
+                        on_event: Callable[[Event], None] | None = None,
+                        cancel: threading.Event | None = None) -> list[Event]:
+        """`set_sensitive`, then a turn telling the model (or the guided dialogue) that the value was entered,
+        never what it is: the guided dialogue's masked prompt path."""
+        self.set_sensitive(workflow, name, value)
+        return self.send(MASKED_NOTE.format(param=name), on_event=on_event, cancel=cancel)
 
     # ---- approving and running (UI only) ---------------------------------------------------------
     def approve(self, approved_by: str) -> Approval:
@@ -294,8 +399,12 @@ class Conversation:
             raise UserError("there is no draft to approve yet: the model must first validate a parameter set")
         if not isinstance(approved_by, str) or not approved_by.strip():
             raise UserError(f"approved_by must name the person approving (got {approved_by!r})")
+        approved_at = _utc_now()
+        self._log("approval", invocation_id=self.draft.invocation_id, approved_by=approved_by.strip(),
+                  approved_at=approved_at, draft=str(self.draft.config_path))
+        digest = self.audit.digest() if self.audit is not None else None
         self._approval = Approval(invocation_id=self.draft.invocation_id, approved_by=approved_by.strip(),
-                                  approved_at=_utc_now(), token=secrets.token_hex(32))
+                                  approved_at=approved_at, token=secrets.token_hex(32), transcript_sha256=digest)
         return self._approval
 
     def execute(self, approval: Approval, options: runner.RunOptions | None = None,
@@ -328,9 +437,19 @@ class Conversation:
         try:
             origin = origin_fields(model=self.backend.model, proposed_by_backend=self.backend.name,
                                    approved_by=approval.approved_by, approved_at=approval.approved_at,
-                                   conversation_id=self.conversation_id)
+                                   conversation_id=self.conversation_id, answered_by=self.answered_by,
+                                   transcript_sha256=approval.transcript_sha256)
         except OriginError as exc:
             raise UserError(f"the run's origin cannot be recorded: {exc}")
+        options = options or runner.RunOptions()
+        extra = {"origin": origin}
+        if draft.fork is not None:
+            parent = self.settings.runs_dir / draft.fork.parent_run
+            options.forcerun, options.seed_from = list(draft.fork.changed_rules), parent
+            extra.update(parent_run=draft.fork.parent_run, parent_invocation_id=draft.fork.parent_invocation_id,
+                         fork_changes=draft.fork.changes)
         self._approval = None  # one approval, one run
-        return runner.execute(self.registry, self.settings, invocation, options or runner.RunOptions(),
-                              on_progress=on_progress, extra_record={"origin": origin})
+        outcome = runner.execute(self.registry, self.settings, invocation, options, on_progress=on_progress,
+                                 extra_record=extra)
+        self._log("run", run_id=outcome.run_id, status=outcome.status, invocation_id=draft.invocation_id)
+        return outcome

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from snakegate.agent.action_base import ForkOrigin
+
 
 @dataclass(frozen=True)
 class Draft:
@@ -23,6 +25,7 @@ class Draft:
     params: dict[str, Any]      # as the researcher gave them, defaults filled; sensitive values included
     config_path: Path           # the file plain `snakemake --configfile` (or `snakegate run`) also accepts
     config_text: str
+    fork: ForkOrigin | None = None  # a fork_run draft: its parent run, and the rules running it re-executes
 
 
 @dataclass(frozen=True)
@@ -33,6 +36,7 @@ class Approval:
     approved_by: str
     approved_at: str            # ISO 8601 with a zone, e.g. 2026-01-31T10:00:00Z
     token: str = field(repr=False)
+    transcript_sha256: str | None = None  # the audit log up to and including this approval
 
 
 @dataclass(frozen=True)
@@ -64,10 +68,20 @@ class DraftCleared:
 
 
 @dataclass(frozen=True)
+class SecretRequested:
+    """A sensitive param is needed: the UI offers a masked field, whose value goes to
+    `Conversation.set_sensitive`/`enter_sensitive` and never through the model. `param` is dotted for nested ones."""
+
+    workflow: str
+    param: str
+    description: str
+
+
+@dataclass(frozen=True)
 class BackendFailed:
-    """The model could not be reached or misbehaved; nothing was lost, the researcher may retry."""
+    """The model could not be reached or misbehaved; the turn was rolled back, so sending again is a clean retry."""
 
     message: str
 
 
-Event = AssistantSaid | ActionCalled | DraftReady | DraftCleared | BackendFailed
+Event = AssistantSaid | ActionCalled | DraftReady | DraftCleared | SecretRequested | BackendFailed

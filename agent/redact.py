@@ -8,11 +8,29 @@ Pure functions on plain data: nothing is read, written or sent from here.
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 from snakegate.contract import iter_nodes
 
 PLACEHOLDER = "<redacted>"
+# What the conversation records when the researcher types a sensitive value into the masked field:
+# the model (or the guided dialogue) learns that the value exists, never the value.
+MASKED_NOTE = "(I entered `{param}` in the masked field.)"
+MASKED_NOTE_RE = re.compile(r"^\(I entered `([^`]+)` in the masked field\.\)$")
+
+
+def sensitive_params(schema: dict, prefix: tuple = ()) -> dict[tuple, dict]:
+    """{path parts: sub-schema} of every property the contract marks `x-sensitive: true`, through nested objects."""
+    found: dict[tuple, dict] = {}
+    for name, sub in ((schema or {}).get("properties") or {}).items():
+        if not isinstance(sub, dict):
+            continue
+        if sub.get("x-sensitive") is True:
+            found[prefix + (name,)] = sub
+        elif sub.get("properties"):
+            found.update(sensitive_params(sub, prefix + (name,)))
+    return found
 
 
 def sensitive_values(schema: dict, params: Any) -> dict[tuple, Any]:

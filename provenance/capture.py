@@ -382,14 +382,15 @@ class _Builder:
         doc = self.doc
         model = doc.agent(f"agent:model/{local(origin['proposed_by_backend'])}/{local(origin['model'])}", {
             "prov:type": Q("prov:SoftwareAgent"), "prov:label": origin["model"], "sg:model": origin["model"],
-            "sg:backend": origin["proposed_by_backend"]})
+            "sg:backend": origin["proposed_by_backend"], "sg:answeredBy": origin.get("answered_by")})
         doc.attributed(inv_ident, model)
         approver = doc.agent(f"agent:person/{local(origin['approved_by'])}",
                              {"prov:type": Q("prov:Person"), "prov:label": origin["approved_by"]})
         when = originrec.approval_time(origin)
         approval = doc.activity(f"{self.run_ident}/approval", when, when, {
             "prov:type": Q("sg:Approval"), "prov:label": f"{origin['approved_by']} approved the invocation",
-            "sg:conversationId": origin.get("conversation_id"), "dct:isPartOf": Q(self.run_ident)})
+            "sg:conversationId": origin.get("conversation_id"), "dct:isPartOf": Q(self.run_ident),
+            "sg:transcriptSha256": origin.get("transcript_sha256")})
         doc.used(approval, inv_ident, role="approved invocation")
         doc.associated(approval, approver, role="approver")
         doc.associated(approval, model, role="proposer")

@@ -23,7 +23,8 @@ from pathlib import Path
 
 from snakegate.provenance import runstore
 
-FIELDS = ("model", "proposed_by_backend", "approved_by", "approved_at", "conversation_id")
+FIELDS = ("model", "proposed_by_backend", "approved_by", "approved_at", "conversation_id", "answered_by",
+          "transcript_sha256")
 
 
 class OriginError(ValueError):
@@ -41,16 +42,25 @@ def _check_time(value: str) -> str:
 
 
 def origin_fields(*, model: str, proposed_by_backend: str, approved_by: str, approved_at: str,
-                  conversation_id: str | None = None) -> dict:
-    """The checked origin record; pass it to the runner as `extra_record={"origin": origin_fields(...)}`."""
+                  conversation_id: str | None = None, answered_by: str | None = None,
+                  transcript_sha256: str | None = None) -> dict:
+    """The checked origin record; pass it to the runner as `extra_record={"origin": origin_fields(...)}`.
+
+    `model` is the model that was asked for; `answered_by` the name the server reported in its answers
+    (they differ when a server maps an alias); `transcript_sha256` the hash of the chat's audit log up to
+    the approval."""
     for name, value in (("model", model), ("proposed_by_backend", proposed_by_backend),
                         ("approved_by", approved_by), ("approved_at", approved_at)):
         if not isinstance(value, str) or not value.strip():
             raise OriginError(f"{name} must be a non-empty string (got {value!r})")
-    if conversation_id is not None and not isinstance(conversation_id, str):
-        raise OriginError(f"conversation_id must be a string or None (got {conversation_id!r})")
-    return {"model": model, "proposed_by_backend": proposed_by_backend, "approved_by": approved_by,
-            "approved_at": _check_time(approved_at), "conversation_id": conversation_id}
+    for name, value in (("conversation_id", conversation_id), ("answered_by", answered_by),
+                        ("transcript_sha256", transcript_sha256)):
+        if value is not None and not isinstance(value, str):
+            raise OriginError(f"{name} must be a string or None (got {value!r})")
+    out = {"model": model, "proposed_by_backend": proposed_by_backend, "approved_by": approved_by,
+           "approved_at": _check_time(approved_at), "conversation_id": conversation_id}
+    out.update({k: v for k, v in (("answered_by", answered_by), ("transcript_sha256", transcript_sha256)) if v})
+    return out
 
 
 def record_origin(run_dir: str | Path, *, model: str, proposed_by_backend: str, approved_by: str,

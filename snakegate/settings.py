@@ -12,6 +12,10 @@ Settings come from `snakegate.toml` at the registry root:
     [agent]                 # the chat's model; without a model the chat is an offline guided dialogue
     base_url = "http://localhost:11434/v1"   # any OpenAI-compatible server
     model = "qwen2.5:7b"
+    timeout = 300           # seconds per model request (a small model on a CPU is slow)
+    max_tokens = 768        # longest reply asked for; a cut reply is shown as cut
+    temperature = 0.0
+    tool_mode = "auto"      # native tool calls, "json" (constrained JSON steps, for small models), or auto-detect
 
 and are overridden by `SNAKEGATE_DATA_ROOTS` (os.pathsep-separated),
 `SNAKEGATE_RUNS`, `SNAKEGATE_DRAFTS`, `SNAKEGATE_LLM_BASE_URL` and
@@ -40,10 +44,17 @@ class Settings:
     drafts_dir: Path | None = None  # None: <registry>/drafts
     llm_base_url: str | None = None  # None: no model configured; the chat runs the guided dialogue
     llm_model: str | None = None
+    llm_timeout: float | None = None      # None: the backend's default
+    llm_max_tokens: int | None = None
+    llm_temperature: float | None = None
+    llm_tool_mode: str | None = None      # "auto" | "native" | "json"; None: auto
+    audit_dir: Path | None = None         # None: <registry>/audit (the chat's JSON-lines audit log)
 
     def __post_init__(self):
         if self.drafts_dir is None:
             object.__setattr__(self, "drafts_dir", self.registry_root / "drafts")
+        if self.audit_dir is None:
+            object.__setattr__(self, "audit_dir", self.registry_root / "audit")
 
     def with_data_roots(self, *roots: Path) -> "Settings":
         return replace(self, data_roots=tuple(self.data_roots) + tuple(r.resolve() for r in roots))
@@ -100,6 +111,7 @@ def load_settings(registry_root: Path) -> Settings:
         if value is not None and (not isinstance(value, str) or not value.strip()):
             raise UserError(f"{settings_path}: agent.{key} must be a non-empty string, got {value!r}")
         llm[key] = os.environ.get(f"SNAKEGATE_LLM_{key.upper()}") or value
+    tuning = _agent_tuning(agent, settings_path)
     if env_roots := os.environ.get("SNAKEGATE_DATA_ROOTS"):
         roots = [r for r in env_roots.split(os.pathsep) if r]
     runs = os.environ.get("SNAKEGATE_RUNS", runs)
@@ -111,7 +123,31 @@ def load_settings(registry_root: Path) -> Settings:
         drafts_dir=_resolve(registry_root, drafts),
         llm_base_url=llm["base_url"],
         llm_model=llm["model"],
+        **tuning,
     )
+
+
+AGENT_NUMBERS = {"timeout": (float, 1, 3600), "max_tokens": (int, 16, 131072), "temperature": (float, 0, 2)}
+
+
+def _agent_tuning(agent: dict, settings_path: Path) -> dict:
+    """[agent] timeout, max_tokens, temperature and tool_mode, checked; absent ones stay None (the defaults)."""
+    out = {}
+    for key, (kind, low, high) in AGENT_NUMBERS.items():
+        value = agent.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (kind is int and not isinstance(value, int)) \
+                or not low <= value <= high:
+            raise UserError(f"{settings_path}: agent.{key} must be {'an integer' if kind is int else 'a number'} "
+                            f"from {low} to {high}, got {value!r}")
+        out[f"llm_{key}"] = kind(value)
+    mode = agent.get("tool_mode")
+    if mode is not None:
+        if mode not in ("auto", "native", "json"):
+            raise UserError(f"{settings_path}: agent.tool_mode must be \"auto\", \"native\" or \"json\", got {mode!r}")
+        out["llm_tool_mode"] = mode
+    return out
 
 
 def settings_for(explicit_registry: str | os.PathLike | None = None) -> Settings:

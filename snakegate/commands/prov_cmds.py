@@ -7,7 +7,6 @@ or 'latest'.
 
 from __future__ import annotations
 
-import copy
 import json
 import sys
 from pathlib import Path
@@ -86,29 +85,9 @@ def _rel(path: Path, root: Path) -> str:
 
 
 def parent_invocation(run_dir: Path) -> dict:
-    """The run config a run was started with (config.yaml minus run_id), else rebuilt from invocation.json."""
-    from snakegate.provenance import runstore
-    from snakegate.runconfig import read_run_config
-
-    config_path = run_dir / runstore.CONFIG_YAML
-    if config_path.is_file():
-        data, error = read_run_config(config_path)
-        if error is None and isinstance(data, dict) and isinstance(data.get("params"), dict):
-            return {k: copy.deepcopy(v) for k, v in data.items() if k != "run_id"}
-    record = runstore.read_json(run_dir / runstore.INVOCATION_JSON)
-    inv = record.get("invocation") or {}
-    if not inv.get("workflow"):
-        raise UserError(f"run {run_dir.name} has neither a readable config.yaml nor invocation.json; "
-                        "it cannot be run again", ExitCode.INVALID)
-    from snakegate.provenance.secrets import is_keyed_hash
-    hashed = sorted(k for k, v in (inv.get("params") or {}).items() if is_keyed_hash(v))
-    if hashed:
-        # invocation.json keeps only keyed hashes of x-sensitive values: they cannot be run again
-        raise UserError(f"run {run_dir.name} has no readable config.yaml and its invocation.json holds only keyed "
-                        f"hashes of the sensitive value(s) {', '.join(hashed)}; run its workflow again with a new "
-                        "config (`snakegate init`)", ExitCode.INVALID)
-    return {"workflow": inv["workflow"], "version": inv.get("version"), "invocation_id": record.get("invocation_id"),
-            "params": copy.deepcopy(inv.get("params") or {})}
+    """The run config a run was started with (see snakegate.forking.parent_invocation)."""
+    from snakegate.forking import parent_invocation as core
+    return core(run_dir)
 
 
 def _workflow_of(ctx, run_dir: Path):
@@ -142,20 +121,11 @@ def parse_set(text: str) -> tuple[list[str], object]:
 
 
 def apply_set(params: dict, parts: list[str], value) -> None:
-    target = params
-    for i, part in enumerate(parts[:-1]):
-        nxt = target.get(part)
-        if nxt is None:
-            nxt = target[part] = {}
-        if not isinstance(nxt, dict):
-            raise UserError(f"--set {'.'.join(parts)}: `{'.'.join(parts[:i + 1])}` is {nxt!r}, not a group of "
-                            "parameters, so it has no sub-key")
-        target = nxt
-    target[parts[-1]] = value
-
-
-def _dag_jobs(dag) -> list[dict]:
-    return [{"rule": j.rule, "output": j.output, "input": j.input, "params": j.params} for j in dag.jobs]
+    from snakegate.forking import apply_change
+    try:
+        apply_change(params, parts, value)
+    except UserError as exc:
+        raise UserError(f"--set {exc.message}") from None
 
 
 # ---- commands ------------------------------------------------------------------------------------
@@ -225,48 +195,26 @@ def cmd_rerun(ctx) -> int:
 def cmd_fork(ctx) -> int:
     from snakegate.commands.registry_cmds import print_gate_result
     from snakegate.commands.run_cmds import exit_for, options_from, run_and_report
-    from snakegate.dag import DagError, build_dag
-    from snakegate.gate import gate
-    from snakegate.provenance import compare, runstore
+    from snakegate.forking import ForkRefused, plan_fork
 
     parent = _run(ctx, ctx.args.run)
-    base = parent_invocation(parent)
-    params = copy.deepcopy(base.get("params") or {})
     changes = {}
     for text in ctx.args.sets:
         parts, value = parse_set(text)
-        apply_set(params, parts, value)
         changes[".".join(parts)] = value
-    invocation = {"workflow": base["workflow"], "params": params}
-    if base.get("version"):
-        invocation["version"] = base["version"]
     source = f"fork of run {parent.name}"
-    result = gate(ctx.registry, invocation, ctx.settings)
-    if not result.ok:
-        print_gate_result(result, source, stream=sys.stderr)
-        raise UserError("nothing was run", ExitCode.INVALID)
-    wf = ctx.workflow(result.workflow)
-    # compare like with like: the parent's params resolved as the gate resolves the fork's
-    # (config.yaml already holds them so; invocation.json, the fallback, has registry-relative paths)
-    parent_gate = gate(ctx.registry, {k: v for k, v in base.items() if k != "invocation_id"}, ctx.settings,
-                       check_dag=False)
-    parent_params = parent_gate.resolved_params if parent_gate.ok else base.get("params") or {}
     try:
-        changed = compare.changed_rules(_dag_jobs(build_dag(wf.snakefile, parent_params)),
-                                        _dag_jobs(build_dag(wf.snakefile, result.resolved_params)))
-    except DagError as exc:
-        raise UserError(f"cannot compare the DAGs of run {parent.name} and the fork: {exc.message}",
-                        ExitCode.INVALID) from None
-    parent_inv = base.get("invocation_id") or runstore.read_run(parent).get("invocation_id")
-    if not changed or parent_inv == result.invocation_id:
-        raise UserError(f"{', '.join(f'{k}={v!r}' for k, v in changes.items())} changes no job of run "
-                        f"{parent.name}: the fork would repeat it; use `snakegate rerun {parent.name}` for that",
-                        ExitCode.INVALID)
+        plan = plan_fork(ctx.registry, ctx.settings, parent, changes)
+    except ForkRefused as exc:
+        if exc.result is not None:
+            print_gate_result(exc.result, source, stream=sys.stderr)
+            raise UserError("nothing was run", ExitCode.INVALID) from None
+        raise
     print(f"fork of run {parent.name}: {', '.join(f'{k}={v!r}' for k, v in changes.items())} changes rule(s) "
-          f"{', '.join(changed)}; those and their downstream jobs re-run, the rest is copied from the parent")
-    options = options_from(ctx.args, forcerun=changed, seed_from=parent)
-    outcome = run_and_report(ctx, invocation, options, source, extra_record={
-        "parent_run": parent.name, "parent_invocation_id": parent_inv, "fork_changes": changes})
+          f"{', '.join(plan.changed_rules)}; those and their downstream jobs re-run, the rest is copied from the parent")
+    options = options_from(ctx.args, forcerun=plan.changed_rules, seed_from=parent)
+    outcome = run_and_report(ctx, plan.invocation, options, source, extra_record=plan.record())
+    wf = ctx.workflow(plan.result.workflow)
     # in the manifest's rule order, not the order the scheduler happened to pick for independent jobs
     order = {rule: i for i, rule in enumerate(wf.manifest.rules)}
     executed = sorted(outcome.record.get("jobs_executed") or [], key=lambda r: (order.get(r, len(order)), r))

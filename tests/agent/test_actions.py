@@ -22,9 +22,10 @@ def ctx(agent_registry) -> ActionContext:
     return ActionContext(Registry.load(agent_registry), load_settings(agent_registry))
 
 
-def test_tools_are_the_four_actions_with_their_pydantic_schemas():
+def test_tools_are_the_platform_actions_with_their_pydantic_schemas():
     tools = {t["function"]["name"]: t for t in openai_tools()}
-    assert list(tools) == ["search_workflows", "describe_workflow", "inspect_data", "validate_params"]
+    assert list(tools) == ["search_workflows", "describe_workflow", "inspect_data", "validate_params",
+                           "list_runs", "run_status", "explain_run", "compare_runs", "fork_run"]
     search = tools["search_workflows"]
     assert search["type"] == "function"
     params = search["function"]["parameters"]
@@ -46,7 +47,6 @@ def test_describe_lists_params_in_schema_order_with_contract_annotations(ctx):
     assert out.ok
     r = out.result
     assert {"id", "version", "title", "description", "skill", "outputs", "params"} <= set(r)
-    assert "tabular-profile" in r["skill"]
     names = [p["name"] for p in r["params"]]
     assert names == ["dataset_file", "missing_strategy", "drop_duplicates", "columns"]
     by = {p["name"]: p for p in r["params"]}
@@ -55,6 +55,18 @@ def test_describe_lists_params_in_schema_order_with_contract_annotations(ctx):
     assert by["missing_strategy"]["default"] == "remove"
     assert by["columns"]["column_of"] == "dataset_file" and by["columns"]["items"]["type"] == "string"
     assert {o["name"] for o in r["outputs"]} == {"cleaned", "profile", "plot"}
+
+
+def test_describe_returns_only_the_skill_section_on_choosing_values_and_the_rest_on_request(ctx):
+    r = call_action(ctx, "describe_workflow", {"workflow": "tabular-profile"}).result
+    assert "fill_median" in r["skill"] and "Only `dataset_file` is needed" in r["skill"]
+    assert "| code |" not in r["skill"]  # the gate-error table is not sent unasked
+    assert r["skill_sections"] == ["Parameters (exact names)", "Outputs", "Gate errors and what to do"]
+    errors = call_action(ctx, "describe_workflow", {"workflow": "tabular-profile", "section": "gate errors"})
+    assert errors.ok and errors.result["section"] == "Gate errors and what to do"
+    assert "column_missing" in errors.result["skill"] and "params" not in errors.result
+    unknown = call_action(ctx, "describe_workflow", {"workflow": "tabular-profile", "section": "Outptus"})
+    assert unknown.result["error"]["code"] == "unknown_section" and "Outputs" in unknown.result["error"]["hint"]
 
 
 def test_describe_marks_sensitive_params(ctx):

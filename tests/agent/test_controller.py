@@ -113,7 +113,9 @@ def test_sensitive_value_is_redacted_for_the_server_but_present_in_the_draft(con
         "Ready: approve the draft in the panel.",
     ])
     events = convo.send("write my secret note")
-    assert kinds(events) == ["ActionCalled", "DraftReady", "ActionCalled", "AssistantSaid"]
+    # describe names the one sensitive param still without a value, for the UI's masked field
+    assert kinds(events) == ["ActionCalled", "DraftReady", "ActionCalled", "SecretRequested", "AssistantSaid"]
+    assert events[3].param == "service.password"
     assert events[0].arguments["params"]["token"] == "<redacted>"
     assert len(server.requests) == 3
     assert all(SECRET not in body for body in server.raw_bodies)  # not in history, results, or arguments
@@ -127,8 +129,10 @@ def test_no_execute_tool_is_offered_to_the_model(conversation):
     convo, server = conversation(["Hello."])
     convo.send("run it now")
     names = [t["function"]["name"] for t in server.requests[0]["tools"]]
-    assert names == ["search_workflows", "describe_workflow", "inspect_data", "validate_params"]
-    assert not [n for n in names if "run" in n or "exec" in n]
+    assert names == ["search_workflows", "describe_workflow", "inspect_data", "validate_params",
+                     "list_runs", "run_status", "explain_run", "compare_runs", "fork_run"]
+    # the run actions read or draft (fork_run); none starts anything
+    assert not [n for n in names if "exec" in n or n.startswith(("run_", "start")) and n != "run_status"]
 
 
 def test_model_calling_execute_gets_unknown_action_and_nothing_runs(conversation, agent_registry):
@@ -188,7 +192,8 @@ def test_execute_with_the_ui_approval_runs_snakemake_and_records_the_origin(draf
     record = runstore.read_run(outcome.run_dir)
     assert record["origin"] == {"model": "scripted-model", "proposed_by_backend": "openai-compatible",
                                 "approved_by": "Ada Lovelace", "approved_at": approval.approved_at,
-                                "conversation_id": "c-test"}
+                                "conversation_id": "c-test", "answered_by": "scripted-model",
+                                "transcript_sha256": approval.transcript_sha256}
     assert (outcome.run_dir / "results" / "profile.json").is_file()
     assert progress and progress[-1]["done"] == progress[-1]["total"]
     with pytest.raises(UserError, match="already used"):
@@ -215,13 +220,14 @@ def test_max_steps_stops_a_looping_model(conversation):
     assert kinds(convo.send("go on")) == ["AssistantSaid"]  # the conversation still works
 
 
-def test_backend_failure_mid_turn_keeps_the_history_valid(conversation):
+def test_a_failure_mid_turn_rolls_the_whole_turn_back_so_the_retry_is_clean(conversation):
     convo, server = conversation([[call("search_workflows", {"query": "csv"})]])  # then the script runs out: 500
+    before = list(convo.messages)
     events = convo.send("find something")
     assert kinds(events) == ["ActionCalled", "BackendFailed"]
     assert isinstance(events[-1], BackendFailed) and server.base_url in events[-1].message
+    assert convo.messages == before  # neither the message nor the half-done step is kept
     server.add("Found it.")
-    assert kinds(convo.send("try again")) == ["AssistantSaid"]
-    # the finished tool step stays (its call is answered); the new message follows it
+    assert kinds(convo.send("find something")) == ["AssistantSaid"]
     roles = [m["role"] for m in server.requests[-1]["messages"]]
-    assert roles[-4:] == ["user", "assistant", "tool", "user"]
+    assert roles == ["system", "user"]  # the retry is exactly the first request again

@@ -1,0 +1,38 @@
+"""Writing a draft: the run config a Proposal describes, as the file the researcher approves.
+
+The same proposal always gives the same bytes (so two conversations never
+disagree about a file); a fork's draft names its parent run in a comment.
+The file runs unchanged with `snakegate run` or plain `snakemake
+--configfile`. Sensitive values are in it (Snakemake needs them), so it is
+written with mode 0600. Writes only the one file under the drafts folder.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from snakegate.agent.action_base import Proposal
+from snakegate.agent.events import Draft
+from snakegate.agent.prompt import relative
+from snakegate.runconfig import dump_yaml, write_atomic
+
+
+def draft_text(p: Proposal, root: Path) -> str:
+    config = {"workflow": p.workflow, "version": p.version, "invocation_id": p.invocation_id, "params": p.params}
+    text = ("# Draft run config from snakegate chat; it passed the gate.\n"
+            f"# Approve it in the chat, or run it yourself: snakegate run {relative(p.config_path, root)}\n")
+    if p.fork is not None:
+        text += (f"# A fork of run {p.fork.parent_run} ({', '.join(p.fork.changes)} changed): approved in the chat "
+                 f"it re-runs only {', '.join(p.fork.changed_rules)} and what follows.\n")
+    return text + dump_yaml(config)
+
+
+def write_draft(p: Proposal, root: Path) -> Draft:
+    """Write the proposal's draft file; raises OSError/ValueError when it cannot be written."""
+    text = draft_text(p, root)
+    p.config_path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(p.config_path, text)
+    os.chmod(p.config_path, 0o600)
+    return Draft(workflow=p.workflow, version=p.version, invocation_id=p.invocation_id, params=p.params,
+                 config_path=p.config_path, config_text=text, fork=p.fork)

@@ -1,0 +1,53 @@
+"""The system prompt: short, numbered, with one worked example, so a small model's context is not spent on it.
+
+It names the registry's workflows (id and title, capped) and the data roots,
+the order of actions that leads to a draft, what to do with a refusal and
+with sensitive values, and one example conversation written in the neutral
+`→ action {arguments}` form (each backend presents steps in its own format).
+Pure: builds a string from settings and the registry; nothing is sent here.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from snakegate.registry import Registry
+from snakegate.settings import Settings
+
+MAX_LISTED = 20  # a bigger registry is searched, not listed
+
+EXAMPLE = """Example:
+Researcher: profile data/examples/tabular-penguins.csv and fill missing values with the mean
+→ describe_workflow {"workflow": "tabular-profile"}
+→ validate_params {"workflow": "tabular-profile", "params": {"dataset_file": "data/examples/tabular-penguins.csv", "missing_strategy": "fill_mean"}}
+→ say: The draft is ready; review it and approve it to run."""
+
+
+def relative(path: Path, root: Path) -> str:
+    try:
+        return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def system_prompt(settings: Settings, registry: Registry | None = None) -> str:
+    roots = ", ".join(relative(r, settings.registry_root) for r in settings.data_roots) or "(none configured)"
+    listed = ""
+    if registry is not None:
+        ids = registry.ids()
+        names = [f"{i} ({registry.get(i).manifest.title})" for i in ids[:MAX_LISTED]]
+        listed = "Workflows: " + "; ".join(names) + ("; more via search_workflows" if len(ids) > MAX_LISTED else "") \
+            + ".\n"
+    return f"""You help a researcher run workflows from the snakegate registry. You can only call the actions; you cannot run a workflow, write files or execute code. The researcher approves every run.
+{listed}Data files are under: {roots} (paths relative to the registry root).
+
+1. Pick the workflow; use search_workflows if unsure.
+2. Call describe_workflow for its exact parameter names.
+3. Use the files and values the researcher gave; inspect_data shows a file's columns. Never invent a name or a path.
+4. Call validate_params (leave out a parameter to keep its default).
+5. If refused, ask the researcher, quoting the message and the choices.
+6. When it passes, say the draft is ready to approve. You cannot run it.
+7. Earlier runs: list_runs, run_status, explain_run, compare_runs; fork_run drafts a run again with changed params.
+Sensitive values: never ask for one in the chat; the researcher types it in the masked field and you send "<redacted>".
+
+{EXAMPLE}"""
