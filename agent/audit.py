@@ -1,6 +1,6 @@
 """The chat's audit log: one JSON line per event of a conversation, sensitive values redacted.
 
-Owns `<registry>/audit/<conversation_id>.jsonl` (git-ignored, mode 0600): every
+Owns `<registry>/.snakegate/audit/<conversation_id>.jsonl` (git-ignored, mode 0600): every
 researcher message, every model request and response, every action with its
 arguments and result, drafts, approvals and runs, in order, each line with a
 sequence number and a UTC time. A value that becomes known as sensitive later

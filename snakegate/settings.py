@@ -48,13 +48,13 @@ class Settings:
     llm_max_tokens: int | None = None
     llm_temperature: float | None = None
     llm_tool_mode: str | None = None      # "auto" | "native" | "json"; None: auto
-    audit_dir: Path | None = None         # None: <registry>/audit (the chat's JSON-lines audit log)
+    audit_dir: Path | None = None         # None: <registry>/.snakegate/audit (the chat audit log; git-ignored)
 
     def __post_init__(self):
         if self.drafts_dir is None:
             object.__setattr__(self, "drafts_dir", self.registry_root / "drafts")
         if self.audit_dir is None:
-            object.__setattr__(self, "audit_dir", self.registry_root / "audit")
+            object.__setattr__(self, "audit_dir", self.registry_root / ".snakegate" / "audit")
 
     def with_data_roots(self, *roots: Path) -> "Settings":
         return replace(self, data_roots=tuple(self.data_roots) + tuple(r.resolve() for r in roots))

@@ -10,7 +10,7 @@ import threading
 import time
 
 from openai_server import call
-from snakegate.agent.events import ActionCalled, AssistantSaid, DraftCleared, DraftReady
+from snakegate.agent.events import ActionCalled, AssistantSaid, DraftCleared, DraftReady, SecretRequested
 from snakegate.agent.redact import PLACEHOLDER
 
 PENGUINS = "data/examples/tabular-penguins.csv"
@@ -72,7 +72,8 @@ def test_describing_another_workflow_withdraws_the_draft(conversation):
     first = convo.draft
     assert first is not None
     events = convo.send("now write a secret note instead")
-    assert [type(e) for e in events] == [DraftCleared, ActionCalled, AssistantSaid]
+    # (secret-note's two sensitive params are offered for the masked field as it is described)
+    assert [type(e) for e in events] == [DraftCleared, ActionCalled, SecretRequested, SecretRequested, AssistantSaid]
     assert convo.draft is None
     assert "secret-note" in events[0].reason
 
