@@ -1,6 +1,7 @@
 """The gate: (registry, invocation, settings) -> GateResult. Nothing runs unless this says ok.
 
-Order of proof: the run config's shape, the workflow and version, the params
+Order of proof: the run config's shape (hostile shapes first: alias bombs, depth,
+huge integers, NaN, non-text keys; see `configshape`), the workflow and version, the params
 against the contract (defaults filled first), then the data (artifact paths
 inside the data roots after resolving `..` and symlinks, cheap format checks,
 `x-column-of` against table headers, sample-sheet rows and the files they name
@@ -14,13 +15,13 @@ for `x-sensitive` values the first time one is hashed (provenance/secrets.py).
 from __future__ import annotations
 
 import copy
-import math
 import os
 import re
 from pathlib import Path
 from typing import Any
 
 from snakegate import artifacts, metaschemas, preflight, samplesheet, tools
+from snakegate.configshape import shape_errors
 from snakegate.contract import (
     did_you_mean, fill_defaults, format_path, is_builtin, iter_column_nodes, iter_nodes, schema_errors,
 )
@@ -82,24 +83,6 @@ def _shape_errors(invocation: Any) -> list[GateError]:
                                     hint=(f"remove `{key}`; snakegate writes it" if key != "version"
                                           else "use the version `snakegate show` prints")))
     return errors
-
-
-def _non_json_errors(value: Any, parts: tuple = ("params",)) -> list[GateError]:
-    """Values the canonical invocation cannot hold: NaN/infinity (`.nan`, `.inf` in YAML), dates,
-    binary blobs. JSON Schema lets NaN through every bound, so this is proved separately."""
-    if isinstance(value, dict):
-        return [e for k, v in value.items() for e in _non_json_errors(v, parts + (k,))]
-    if isinstance(value, list):
-        return [e for i, v in enumerate(value) for e in _non_json_errors(v, parts + (i,))]
-    path = format_path(parts)
-    if isinstance(value, float) and not math.isfinite(value):
-        return [GateError(path=path, code="range", message=f"`{path}` must be a finite number (got {value})",
-                          hint="write a finite number")]
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return []
-    return [GateError(path=path, code="type",
-                      message=f"`{path}` holds a {type(value).__name__} ({value!r}), which a run config cannot carry",
-                      hint="quote the value to make it a string, or write a number, true/false or a list")]
 
 
 def _resolve_artifacts(wf: Workflow, params: dict, settings: Settings, errors: list[GateError]):
@@ -189,7 +172,8 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
 
     `check_tools=False` proves the invocation without asking whether this machine has the
     workflow's external tools (`snakegate check` reports those as warnings instead)."""
-    errors = _shape_errors(invocation)
+    # Hostile shapes first: an alias bomb or a 5,000-digit integer must be refused before anything walks or prints it.
+    errors = shape_errors(invocation) or _shape_errors(invocation)
     if errors:
         return GateResult(ok=False, workflow=invocation.get("workflow") if isinstance(invocation, dict) and
                           isinstance(invocation.get("workflow"), str) else None, errors=errors)
@@ -215,7 +199,8 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
     params = fill_defaults(wf.schema, invocation.get("params") or {})
     errors = schema_errors(wf.schema, params)
     flagged = {e.path for e in errors}
-    errors.extend(e for e in _non_json_errors(params) if e.path not in flagged)
+    # JSON Schema lets NaN through every bound; a schema's own default may hold one too
+    errors.extend(e for e in shape_errors(params, ("params",)) if e.path not in flagged)
     good = _resolve_artifacts(wf, params, settings, errors)
     _column_errors(wf, params, good, errors)
     sheet_inputs = samplesheet.gate_tables(wf.schema, params, good, settings.registry_root,

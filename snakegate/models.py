@@ -10,6 +10,8 @@ ErrorCode = Literal[
     "unknown_workflow", "version_mismatch", "invalid_yaml", "required", "type", "range", "enum",
     "pattern", "unknown_param", "path_outside_roots", "not_found", "format", "column_missing", "dag",
     "invocation_mismatch", "preflight", "tool_missing", "sample_sheet", "secret_key",
+    # hostile run-config files and shapes (snakegate.runconfig, snakegate.configshape)
+    "yte_config", "python_tag", "duplicate_key", "yaml_bomb", "too_deep", "too_large",
 ]
 
 

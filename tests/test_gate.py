@@ -75,9 +75,9 @@ BAD = [
     ("invalid-yaml", "workflow: tabular-profile\nparams:\n  dataset_file: [unclosed\n", None, "invalid_yaml", "", None),
     ("empty-file", "", None, "invalid_yaml", "", None),
     ("yaml-alias-inside-itself", f"workflow: tabular-profile\nparams:\n  dataset_file: {PENGUINS}\n  columns: &c [sex, *c]\n",
-     None, "invalid_yaml", "", "aliases"),
+     None, "yaml_bomb", "params.columns[1]", "aliases"),
     ("yaml-alias-bomb", "workflow: tabular-profile\na0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
-        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 9)), None, "invalid_yaml", "", None),
+        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 9)), None, "yaml_bomb", "", None),
     ("params-not-a-mapping", "workflow: tabular-profile\nparams: [a, b]\n", None, "type", "params", None),
     ("missing-required", run_config("  missing_strategy: remove\n"), None, "required", "params.dataset_file", None),
     ("wrong-type", run_config(f"  dataset_file: {PENGUINS}\n  drop_duplicates: 'often'\n"), None,
