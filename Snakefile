@@ -10,7 +10,7 @@
 from snakegate.entry import GateRefused, prepare
 
 try:
-    snakegate_run = prepare(config, workflow.basedir)
+    snakegate_run = prepare(config, workflow.basedir, workflow.overwrite_configfiles)
 except GateRefused as refusal:
     raise WorkflowError(str(refusal)) from None
 

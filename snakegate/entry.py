@@ -13,6 +13,7 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from snakegate.errors import UserError
 from snakegate.gate import gate
 from snakegate.models import GateResult
 from snakegate.provenance import runstore
@@ -160,9 +161,32 @@ def output_prefix(run_dir: Path, workdir: Path) -> str:
     return run_dir.as_posix() if rel.startswith("..") else Path(rel).as_posix()
 
 
-def prepare(config: dict, registry_root: str | os.PathLike) -> RunContext:
-    """Gate `config` (as Snakemake loaded it) for the registry at `registry_root`; refuse or return the context."""
+def refuse_unsafe_configfiles(configfiles) -> None:
+    """Re-read every --configfile with snakegate's strict loader. Snakemake has already loaded them with a lax
+    one: it ran any YTE template, kept the last of two duplicate keys and built Python objects from
+    `!!python/...` tags, none of which is visible in the `config` it hands over. (Alias bombs and other
+    hostile shapes are visible there, and the gate's first step refuses them.)"""
+    from snakegate.models import GateError
+    from snakegate.runconfig import read_run_config
+
+    for path in configfiles or ():
+        try:
+            _, error = read_run_config(path)
+        except UserError as exc:
+            error = GateError(path="", code="not_found", message=exc.message, hint="check the --configfile path")
+        if error is None:
+            continue
+        if error.code == "yte_config":
+            error = error.model_copy(update={"message": error.message + "; Snakemake has already evaluated it, "
+                                                                        "and the run stops here"})
+        raise GateRefused(refusal_text(GateResult(ok=False, errors=[error])))
+
+
+def prepare(config: dict, registry_root: str | os.PathLike, configfiles=()) -> RunContext:
+    """Gate `config` (as Snakemake loaded it from `configfiles`) for the registry at `registry_root`;
+    refuse or return the context."""
     root = Path(registry_root).resolve()
+    refuse_unsafe_configfiles(configfiles)
     if not config:
         raise GateRefused("no run config: pass one with `snakemake --configfile <run.yaml>` "
                           "(write one with `snakegate init <workflow>`)")
