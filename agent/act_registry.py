@@ -20,6 +20,7 @@ from pydantic import Field
 from snakegate.agent.action_base import ActionContext, Args, ForkOrigin, Proposal, Refused, find_workflow
 from snakegate.agent.act_data import portable
 from snakegate.agent.redact import PLACEHOLDER, redact_params, sensitive_values
+from snakegate.configshape import shape_errors
 from snakegate.contract import did_you_mean, fill_defaults
 from snakegate.gate import gate
 from snakegate.models import GateResult
@@ -171,6 +172,11 @@ def proposal_for(ctx: ActionContext, wf: Workflow, params: dict, result: GateRes
 
 def validate_params(ctx: ActionContext, args: ValidateParamsArgs):
     wf = find_workflow(ctx, args.workflow)
+    # Hostile shapes (deep nesting, huge integers, NaN) before anything copies or prints the params
+    hostile = [e.model_dump() for e in shape_errors(args.params, ("params",))]
+    if hostile:
+        return {"ok": False, "errors": hostile}, f"validate {wf.id}: refused, {hostile[0]['path']} [{hostile[0]['code']}]", \
+            None
     params, errors = _restore_placeholders(ctx, wf, args.params)
     for parts, value in sensitive_values(wf.schema, params).items():
         if value != PLACEHOLDER:

@@ -44,6 +44,13 @@ def api_key_from_env() -> str:
     return os.environ.get("SNAKEGATE_LLM_API_KEY") or os.environ.get("OPENAI_API_KEY") or "not-needed"
 
 
+def _no_repeated_keys(pairs: list) -> dict:
+    out = dict(pairs)
+    if len(out) != len(pairs):  # json.loads would keep the last one silently; the gate must see what was sent
+        raise ValueError("a key is repeated in one JSON object")
+    return out
+
+
 def _arguments(raw) -> dict:
     """A tool call's JSON arguments; anything else is handed on for dispatch to report as bad_arguments."""
     if isinstance(raw, dict):
@@ -51,8 +58,8 @@ def _arguments(raw) -> dict:
     if raw is None or not str(raw).strip():
         return {}
     try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
+        value = json.loads(raw, object_pairs_hook=_no_repeated_keys)
+    except (ValueError, RecursionError):  # broken JSON, a repeated key, a 5,000-digit number, absurd nesting
         return {INVALID_JSON: raw}
     return value if isinstance(value, dict) else {INVALID_JSON: raw}
 
