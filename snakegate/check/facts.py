@@ -66,7 +66,7 @@ class WorkflowFacts:
     examples_skipped: str | None = None  # why the examples were not gated
     lints: list[dict] = field(default_factory=list)  # {rule, file, line, title, body}
     format_diffs: list[dict] = field(default_factory=list)  # {file, line, changed, excerpt}
-    missing_tools: list[str] = field(default_factory=list)
+    missing_tools: list[dict] = field(default_factory=list)  # {name, install} of declared tools not on PATH
     existing_files: set[str] = field(default_factory=set)  # registry-relative files of the workflow folder
     crashes: list[tuple[str, str]] = field(default_factory=list)  # (code, message) from gathering
 
