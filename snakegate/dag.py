@@ -123,6 +123,18 @@ def _snakefile_stamp(snakefile: Path) -> list:
     return stamp
 
 
+def config_settings(config: dict, workdir: Path):
+    """Snakemake's config settings for `config`, given as a config file too: a workflow's own `configfile:`
+    directive is then skipped when its file is absent (as on every snakegate path) instead of failing."""
+    import json
+
+    from snakemake.settings.types import ConfigSettings
+
+    params = workdir / ".snakegate-params.json"
+    params.write_text(json.dumps(config), encoding="utf-8")  # JSON is YAML: Snakemake's loader reads it
+    return ConfigSettings(config=config, configfiles=[params])
+
+
 def _build(snakefile: Path, config: dict) -> Dag:
     from snakemake.api import SnakemakeApi
     from snakemake.settings.types import (
@@ -137,7 +149,7 @@ def _build(snakefile: Path, config: dict) -> Dag:
                 with SnakemakeApi(OutputSettings(quiet={Quietness.ALL}, keep_logger=False)) as api:
                     wapi = api.workflow(
                         resource_settings=ResourceSettings(cores=1),
-                        config_settings=ConfigSettings(config=config),
+                        config_settings=config_settings(config, Path(workdir)),
                         snakefile=Path(snakefile).resolve(),
                         workdir=Path(workdir),
                     )

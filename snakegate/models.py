@@ -35,9 +35,17 @@ class DeclaredOutput(BaseModel):
     description: str
 
 
+class Comparison(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    ignore_lines: list[str] = Field(default_factory=list)
+    tolerance: float | None = None
+    exists: bool = False
+
+
 class TestSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
     float_tolerance: dict[str, float] = Field(default_factory=dict)
+    compare: dict[str, Comparison] = Field(default_factory=dict)
 
 
 class Tool(BaseModel):

@@ -62,7 +62,11 @@ class Workflow:
 
     @property
     def snakefile(self) -> Path:
-        return self.folder / "Snakefile"
+        """Snakefile at the top, or the standard layout's workflow/Snakefile."""
+        top = self.folder / "Snakefile"
+        if not top.is_file() and (self.folder / "workflow" / "Snakefile").is_file():
+            return self.folder / "workflow" / "Snakefile"
+        return top
 
     @cached_property
     def schema(self) -> dict:

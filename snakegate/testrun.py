@@ -3,12 +3,16 @@
 Each `workflows/<id>/test/<case>/config.yaml` is a run config. It is gated
 (with `workflows/<id>/test` added to the data roots), then the workflow's
 Snakefile runs standalone with real Snakemake in a temporary folder, and each
-output declared in workflow.yaml is compared with
-`test/<case>/expected/<declared path>`: byte-identical, or, for a JSON output
-named in the manifest's `test.float_tolerance`, equal up to that absolute
-tolerance on numbers. The comparison functions are pure; running Snakemake
-and reading files happen in `run_case`. Nothing is written into the workflow
-folder unless `update=True` (which rewrites the expected files from this run).
+output declared in workflow.yaml (patterns expanded from the params) is
+compared with `test/<case>/expected/<path>`: byte-identical by default, or as
+`test.compare.<output>` says — lines matching `ignore_lines` left out, numbers
+in JSON/CSV/TSV within `tolerance`, or `exists` (not empty) for human-facing
+reports; `test.float_tolerance` still works for JSON. Files the run writes
+beside its inputs (a `.fai` next to a reference) are reported, and the ones it
+created are removed again; the workflow's content hash never covers test/.
+The comparison functions are pure; running Snakemake and reading files happen
+in `run_case`. Nothing is written into the workflow folder unless
+`update=True` (which rewrites the expected files from this run).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import difflib
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -26,6 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from snakegate.models import GateError
+from snakegate.outputs import expand_outputs
 from snakegate.runconfig import dump_yaml, read_run_config
 from snakegate.tools import only_tools_missing
 
@@ -53,6 +59,7 @@ class CaseResult:
     run_failed: str | None = None  # tail of Snakemake's log
     outputs: list[OutputResult] = field(default_factory=list)
     updated: list[str] = field(default_factory=list)
+    beside_inputs: list[str] = field(default_factory=list)  # files the run wrote next to its inputs
     # Why the case was not run on this machine (a declared external tool is missing); not a failure.
     skipped: str | None = None
 
@@ -162,6 +169,7 @@ def run_case(registry, settings, wf, case_dir: Path, *, update: bool = False) ->
         result.gate_errors = list(verdict.errors)
         return result
 
+    beside = _snapshot(_input_folders(wf.schema, verdict.resolved_params))
     with tempfile.TemporaryDirectory(prefix=f"snakegate-test-{wf.id}-") as tmp:
         tmp = Path(tmp)
         params = tmp / "params.yaml"
@@ -174,25 +182,127 @@ def run_case(registry, settings, wf, case_dir: Path, *, update: bool = False) ->
             capture_output=True, text=True, cwd=tmp, env={**os.environ, **DETERMINISTIC_ENV})
         if proc.returncode != 0:
             result.run_failed = log_tail(proc.stdout + "\n" + proc.stderr) + _job_logs(workdir)
+            result.beside_inputs = _restore(beside, _snapshot(beside))
             return result
-        tolerances = wf.manifest.test.float_tolerance
-        for name, decl in wf.manifest.outputs.items():
-            actual = workdir / decl.path
-            expected = case_dir / "expected" / decl.path
-            if not actual.is_file():
-                result.outputs.append(OutputResult(name, decl.path, "missing", "the run did not write it"))
-                continue
-            if update:
-                expected.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(actual, expected)
-                result.updated.append(decl.path)
-            if not expected.is_file():
-                result.outputs.append(OutputResult(name, decl.path, "no expected file",
-                                                   f"add {expected} (run `snakegate test {wf.id} --update` to write it)"))
-                continue
-            status, detail = compare_bytes(actual.read_bytes(), expected.read_bytes(), tolerances.get(name))
-            result.outputs.append(OutputResult(name, decl.path, status, detail))
+        for name, path, type_name in expand_outputs(wf.manifest.outputs, verdict.resolved_params, wf.schema):
+            result.outputs.append(_compare_output(wf, case_dir, workdir, name, path, type_name, update, result))
+    result.beside_inputs = _restore(beside, _snapshot(beside))
     return result
+
+
+def _compare_output(wf, case_dir: Path, workdir: Path, name: str, path: str, type_name: str, update: bool,
+                    result: "CaseResult") -> OutputResult:
+    how = wf.manifest.test.compare.get(name)
+    actual = workdir / path
+    expected = case_dir / "expected" / path
+    if not actual.is_file():
+        return OutputResult(name, path, "missing", "the run did not write it")
+    if how is not None and how.exists:
+        if actual.stat().st_size == 0:
+            return OutputResult(name, path, "differs", "it exists but is empty")
+        return OutputResult(name, path, "identical", "exists and is not empty (compared by existence only)")
+    if update:
+        expected.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(actual, expected)
+        result.updated.append(path)
+    if not expected.is_file():
+        return OutputResult(name, path, "no expected file",
+                            f"add {expected} (run `snakegate test {wf.id} --update` to write it)")
+    tolerance = how.tolerance if how is not None and how.tolerance is not None else \
+        wf.manifest.test.float_tolerance.get(name)
+    status, detail = compare_output(actual.read_bytes(), expected.read_bytes(), type_name, tolerance,
+                                    how.ignore_lines if how is not None else [])
+    return OutputResult(name, path, status, detail)
+
+
+def compare_output(actual: bytes, expected: bytes, type_name: str, tolerance: float | None = None,
+                   ignore_lines: list[str] = ()) -> tuple[Status, str | None]:
+    """(status, detail) for one declared output: lines matching `ignore_lines` left out on both sides, then
+    JSON within `tolerance`, a CSV/TSV table cell by cell within `tolerance`, or byte for byte (pure)."""
+    if ignore_lines:
+        patterns = [re.compile(p) for p in ignore_lines]
+        try:
+            actual, expected = (b"\n".join(l for l in data.split(b"\n")
+                                           if not any(p.search(l.decode("utf-8", "replace")) for p in patterns))
+                                for data in (actual, expected))
+        except re.error as exc:  # the manifest schema checks the regexes; never crash on one
+            return "differs", f"ignore_lines has a bad regular expression ({exc})"
+    if tolerance is not None and _delimiter(type_name) and actual != expected:
+        where = table_difference(actual, expected, tolerance, _delimiter(type_name))
+        if where is None:
+            return "identical", f"equal within tolerance {tolerance:g}"
+        return "differs", f"beyond tolerance {tolerance:g} at {where}"
+    status, detail = compare_bytes(actual, expected, tolerance)
+    if status == "identical" and ignore_lines and detail is None:
+        detail = "identical apart from the ignored lines"
+    return status, detail
+
+
+def _delimiter(type_name: str) -> str | None:
+    from snakegate import artifacts
+
+    return artifacts.delimiter(type_name) if artifacts.is_table(type_name) else None
+
+
+def table_difference(actual: bytes, expected: bytes, tol: float, delimiter: str) -> str | None:
+    """Where two delimited tables differ (numbers within `tol`, other cells exactly), or None (pure)."""
+    import csv
+    import io
+
+    rows_a = list(csv.reader(io.StringIO(actual.decode("utf-8", "replace")), delimiter=delimiter))
+    rows_e = list(csv.reader(io.StringIO(expected.decode("utf-8", "replace")), delimiter=delimiter))
+    if len(rows_a) != len(rows_e):
+        return f"{len(rows_a)} rows vs expected {len(rows_e)}"
+    for i, (ra, re_) in enumerate(zip(rows_a, rows_e), start=1):
+        if len(ra) != len(re_):
+            return f"line {i}: {len(ra)} fields vs expected {len(re_)}"
+        for j, (a, e) in enumerate(zip(ra, re_)):
+            if a == e:
+                continue
+            try:
+                fa, fe = float(a), float(e)
+            except ValueError:
+                return f"line {i}, field {j + 1}: {a!r} vs expected {e!r}"
+            if not (math.isclose(fa, fe, rel_tol=0, abs_tol=tol) or (math.isnan(fa) and math.isnan(fe))):
+                return f"line {i}, field {j + 1}: {a} vs expected {e}"
+    return None
+
+
+def _input_folders(schema: dict, params: dict) -> list[Path]:
+    """The folders holding the run's input files: where a workflow might write beside its inputs."""
+    from snakegate.contract import iter_nodes
+
+    folders = set()
+    for node in iter_nodes(schema, params):
+        if node.schema.get("x-artifact") and isinstance(node.value, str) and Path(node.value).is_absolute():
+            folders.add(Path(node.value).parent)
+    return sorted(folders)
+
+
+def _snapshot(folders) -> dict:
+    """{file: (size, mtime_ns)} of the files directly in `folders` (or of the files a snapshot names)."""
+    if isinstance(folders, dict):
+        folders = sorted({p.parent for p in folders})
+    out = {}
+    for folder in folders:
+        for p in sorted(folder.iterdir()) if folder.is_dir() else []:
+            if p.is_file():
+                st = p.stat()
+                out[p] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def _restore(before: dict, after: dict) -> list[str]:
+    """Files the run created or changed beside its inputs; created ones are removed again (the registry's
+    data and the workflow's test/ folder stay as they were), changed ones are only reported."""
+    found = []
+    for path, stamp in sorted(after.items()):
+        if path not in before:
+            found.append(f"{path} (created; removed again)")
+            path.unlink(missing_ok=True)
+        elif before[path] != stamp:
+            found.append(f"{path} (changed)")
+    return found
 
 
 def _job_logs(workdir: Path) -> str:

@@ -213,7 +213,7 @@ def _lint(snakefile: Path, config: dict, dagmod) -> dict:
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(io.StringIO()), dagmod._quiet_logging():
                 with SnakemakeApi(OutputSettings(quiet={Quietness.ALL}, keep_logger=False)) as api:
                     wapi = api.workflow(resource_settings=ResourceSettings(cores=1),
-                                        config_settings=ConfigSettings(config=config),
+                                        config_settings=dagmod.config_settings(config, Path(workdir)),
                                         snakefile=snakefile.resolve(), workdir=Path(workdir))
                     wapi.lint(json=True)
         finally:

@@ -68,6 +68,10 @@ class RuleSource:
     shell: list[str] = field(default_factory=list)
     literals: list[tuple[str, str, int | None]] = field(default_factory=list)  # (directive, text, line)
     default_target: bool = False
+    # input/output name (or _1, _2 by position) -> first literal path in it (None: a function, lookup, ...)
+    paths: dict[str, dict[str, str | None]] = field(default_factory=lambda: {"input": {}, "output": {}})
+    # input name -> (rule, "output", name) when written as rules.<rule>.output.<name>
+    refs: dict[str, tuple[str, str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -83,6 +87,8 @@ class SourceScan:
     rules: list[RuleSource] = field(default_factory=list)
     opened: list[tuple[str, int | None]] = field(default_factory=list)  # scripts: literal paths opened/read
     strings: list[tuple[str, int | None]] = field(default_factory=list)  # scripts: every string literal
+    other_validations: list[tuple[str | None, int | None]] = field(default_factory=list)  # validate(df, schema)
+    tables: list[tuple[tuple, int | None]] = field(default_factory=list)  # config keys read as pd.read_csv(config[k])
 
 
 def string_bindings(tree: ast.AST) -> dict[str, list[str]]:
@@ -244,14 +250,23 @@ class Scanner(ast.NodeVisitor):
             for arg in dec.args:
                 if kind == "input":
                     rule.unnamed_input += 1
+                    rule.paths[kind][f"_{rule.unnamed_input}"] = _first_literal(arg)
                 else:
-                    rule.unnamed_output += _positional_outputs(arg)
+                    for i in range(_positional_outputs(arg)):
+                        rule.unnamed_output += 1
+                        rule.paths[kind][f"_{rule.unnamed_output}"] = _first_literal(arg)
             for kw in dec.keywords:
                 if kw.arg is not None:
                     (rule.named_input if kind == "input" else rule.named_output).append(kw.arg)
+                    rule.paths[kind][kw.arg] = _first_literal(kw.value)
+                    ref = _rule_ref(kw.value)
+                    if ref:
+                        rule.refs[kw.arg] = ref
             if kind == "output":
                 for arg in dec.args:  # multiext("p", a=".x", b=".y") names its outputs
                     rule.named_output.extend(_multiext_names(arg))
+                    for name, path in _multiext_paths(arg).items():
+                        rule.paths["output"][name] = path
         elif kind in _SINGLE and dec.args:
             setattr(rule, _SINGLE[kind], _literal(dec.args[0]) or _text(dec.args[0]))
         elif kind == "shellcmd" and dec.args:
@@ -282,12 +297,18 @@ class Scanner(ast.NodeVisitor):
         elif kind == "module":
             self._module(node)
             return
-        if _is_validate(func) and node.args and self._is_root(node.args[0]):
+        if _is_validate(func) and node.args:
             arg = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "schema"), None)
-            self.out.validations.append((_literal(arg) if arg is not None else None, self.line(node)))
-            for sub in node.args[1:] + [k.value for k in node.keywords]:
-                self.visit(sub)
-            return
+            if self._is_root(node.args[0]):
+                self.out.validations.append((_literal(arg) if arg is not None else None, self.line(node)))
+                for sub in node.args[1:] + [k.value for k in node.keywords]:
+                    self.visit(sub)
+                return
+            self.out.other_validations.append((_literal(arg) if arg is not None else None, self.line(node)))
+        if isinstance(func, ast.Attribute) and func.attr in ("read_csv", "read_table") and node.args:
+            chain = self._chain(node.args[0])
+            if chain is not None and chain[2] is False:
+                self.out.tables.extend((p, self.line(node)) for p in chain[0] if p)
         if isinstance(func, ast.Name) and func.id == "lookup" and self._lookup(node):
             return
         if self.script and node.args and _is_reader(func) and _looks_like_path(_literal(node.args[0])):
@@ -410,6 +431,33 @@ def _positional_outputs(arg) -> int:
     if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == "multiext":
         return 0 if arg.keywords else max(len(arg.args) - 1, 0)
     return 1
+
+
+def _first_literal(node) -> str | None:
+    """The first literal string inside an input/output argument ("a.bam", expand("x/{s}.bam", ...), temp("y"))."""
+    if isinstance(node, ast.Lambda):
+        return None
+    for sub in ast.walk(node):
+        text = _joined(sub)
+        if text is not None:
+            return text
+    return None
+
+
+def _rule_ref(node) -> tuple[str, str, str] | None:
+    """rules.<rule>.output.<name> -> (rule, "output", name)."""
+    if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
+            and isinstance(node.value.value, ast.Attribute) and isinstance(node.value.value.value, ast.Name)
+            and node.value.value.value.id == "rules" and node.value.attr in ("output", "input")):
+        return node.value.value.attr, node.value.attr, node.attr
+    return None
+
+
+def _multiext_paths(arg) -> dict[str, str]:
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == "multiext" and arg.args:
+        base = _literal(arg.args[0]) or ""
+        return {k.arg: base + (_literal(k.value) or "") for k in arg.keywords if k.arg}
+    return {}
 
 
 def _multiext_names(arg) -> list[str]:

@@ -54,6 +54,8 @@ class WorkflowSource:
     rules: list[RuleSource] = field(default_factory=list)
     scripts: list[ScriptSource] = field(default_factory=list)
     unfollowed: list[tuple[str, int | None, str]] = field(default_factory=list)  # (file, line, why)
+    other_validations: list[tuple[str, int | None, str | None]] = field(default_factory=list)  # validate(df, ...)
+    tables: list[tuple] = field(default_factory=list)  # config key paths read as tables (pd.read_csv(config[k]))
     linemaps: dict[str, dict[int, int]] = field(default_factory=dict)
 
     def source_line(self, file: str | None, line: int | None) -> int | None:
@@ -161,6 +163,9 @@ def read_workflow(folder: Path, root: Path | None = None, snakefile: Path | None
             pending.append((module_path, inner, True, shown, line))
         for schema, line in found.validations:
             src.validations.append((shown, line, schema))
+        for schema, line in found.other_validations:
+            src.other_validations.append((shown, line, schema))
+        src.tables.extend(key for key, _line in found.tables if prefix is not None)
         for cfg, line in found.configfiles:
             src.configfiles.append((shown, line, cfg))
         for rel, line in found.source_paths:

@@ -40,6 +40,37 @@ def register(sub, epilog: str) -> None:
                    help="write this run's outputs as the expected files (review the diff before committing)")
     p.set_defaults(handler=cmd_test)
 
+    p = sub.add_parser(
+        "draft", epilog=epilog,
+        help="turn an existing Snakemake workflow folder into workflows/<id>/ (no model, deterministic)",
+        description="Reads the workflow with the check's own reader (either layout, include:, modules, "
+                    "config/config.yaml, a YAML config schema, sample sheets), copies its files unchanged and "
+                    "writes workflow.yaml, schema.json, examples/config.yaml and a SKILL.md skeleton; prints what "
+                    "you still have to decide. An existing workflows/<id>/ is never touched.")
+    p.add_argument("path", metavar="PATH", help="the workflow's folder (holding Snakefile or workflow/Snakefile)")
+    p.add_argument("--id", dest="wf_id", metavar="ID", help="workflow id (kebab-case; default: from the folder name)")
+    p.set_defaults(handler=cmd_draft)
+
+
+def cmd_draft(ctx) -> int:
+    from pathlib import Path
+
+    from snakegate.check.reading import SnakefileSyntaxError
+    from snakegate.draft import draft
+
+    try:
+        result = draft(Path(ctx.args.path), ctx.settings.registry_root, ctx.args.wf_id)
+    except SnakefileSyntaxError as exc:
+        raise UserError(f"{exc.file}:{exc.line or '?'}: the workflow does not parse: {exc.message}; fix it first "
+                        "(`snakemake -n` shows the same error)", ExitCode.INVALID) from None
+    root = ctx.settings.registry_root
+    print(f"drafted {result.folder.relative_to(root) if result.folder.is_relative_to(root) else result.folder} "
+          f"({len(result.written)} files)")
+    print("still to decide:")
+    for item in result.decide:
+        print(f"  - {item}")
+    return ExitCode.OK
+
 
 def _folders(ctx):
     """The selected workflow folders, narrowed by --changed-since; None when nothing changed."""
@@ -172,3 +203,5 @@ def print_case(result, stream=None) -> None:
                 print(f"        {line}", file=stream)
     for path in result.updated:
         print(f"      updated expected/{path}", file=stream)
+    for path in getattr(result, "beside_inputs", []):
+        print(f"      warning: the run wrote beside its inputs: {path}", file=stream)
