@@ -14,7 +14,8 @@ from snakegate.outputs import PatternError, expand_outputs
 
 
 def type_findings(f: WorkflowFacts) -> list[Finding]:
-    """Every artifact type workflow.yaml names is one of the registry's (schemas/artifact-types.json)."""
+    """Every artifact type workflow.yaml names is one of the registry's (schemas/artifact-types.json);
+    `a|b` lets one input take either type (an expand() over extensions)."""
     if f.manifest is None or f.manifest_problems:
         return []
     known = sorted(metaschemas.artifact_types())
@@ -23,6 +24,8 @@ def type_findings(f: WorkflowFacts) -> list[Finding]:
     used += [(f"outputs.{name}.type", d.get("type"), None) for name, d in sorted((f.manifest.get("outputs") or {}).items())]
     out = []
     for where, type_name, rule in used:
+        if isinstance(type_name, str) and all(part in known for part in type_name.split("|")):
+            continue  # "html|zip": one unnamed input that takes files of either type
         if type_name not in known:
             close = did_you_mean(type_name, known)
             out.append(Finding("error", f.id, "unknown_artifact_type",
@@ -101,7 +104,7 @@ def edge_findings(f: WorkflowFacts) -> list[Finding]:
                 if in_name is None or in_name not in in_types:
                     untyped(job.rule, "input", in_name, file, source)
                     continue
-                if in_types[in_name] != source_type:
+                if source_type not in in_types[in_name].split("|"):
                     key = (job.rule, in_name, source_text)
                     if key in seen:
                         continue

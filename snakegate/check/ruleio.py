@@ -31,12 +31,16 @@ def io_findings(f: WorkflowFacts) -> list[Finding]:
         arts = artifacts_of(f.schema, ex.resolved_params)
         consumed = {os.path.normpath(x) for x in ex.dag.consumed()}
         produced = {os.path.normpath(x) for x in ex.dag.produced()}
+        at_parse = {k[0] for k in (f.source.tables if f.source else [])} | {
+            name for name, sub in (f.schema.get("properties") or {}).items() if "x-sample-sheet" in sub}
         for path, (param, _type) in sorted(arts.items(), key=lambda kv: kv[1]):
+            if param in at_parse:
+                continue  # a sample sheet read when the Snakefile loads (pandas): pinned by the gate, not a job input
             if path not in consumed:
                 top = param.split(".")[0].split("[")[0]
                 readers = sorted({r.rule for r in (f.source.reads if f.source else []) if r.path[0] == top and r.rule})
                 how = f"; rule `{readers[0]}` reads it from config but not as an input" if readers else ""
-                where, line = rule_line(f, ex.dag, readers[0]) if readers else (f"{f.rel}/Snakefile", None)
+                where, line = rule_line(f, ex.dag, readers[0]) if readers else (f.snakefile, None)
                 out.append(Finding("error", f.id, "artifact_not_consumed",
                                    f"x-artifact param `{param}` is not an input of any job{how} (with {label})",
                                    rule=readers[0] if readers else None, file=where, line=line,
