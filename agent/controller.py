@@ -408,8 +408,10 @@ class Conversation:
         return self._approval
 
     def execute(self, approval: Approval, options: runner.RunOptions | None = None,
-                on_progress: Callable[[dict], None] | None = None) -> runner.RunOutcome:
-        """Run the current draft through the runner (which gates again). UserError on any approval mismatch."""
+                on_progress: Callable[[dict], None] | None = None,
+                cancel: threading.Event | None = None) -> runner.RunOutcome:
+        """Run the current draft through the runner (which gates again). UserError on any approval mismatch.
+        Setting `cancel` stops the run (recorded `cancelled`), as the UI's cancel key does."""
         if not isinstance(approval, Approval):
             raise UserError("execute needs the Approval the panel mints when the researcher approves the draft")
         draft, current = self.draft, self._approval
@@ -450,6 +452,6 @@ class Conversation:
                          fork_changes=draft.fork.changes)
         self._approval = None  # one approval, one run
         outcome = runner.execute(self.registry, self.settings, invocation, options, on_progress=on_progress,
-                                 extra_record=extra)
+                                 extra_record=extra, cancel=cancel)
         self._log("run", run_id=outcome.run_id, status=outcome.status, invocation_id=draft.invocation_id)
         return outcome

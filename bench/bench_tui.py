@@ -1,13 +1,15 @@
-"""TUI first paint: how long `snakegate chat` takes to show its first screen, cold and warm (item 5).
+"""TUI first paint: how long `snakegate chat` takes to show its first screen, cold and warm (issue 13.4).
 
 Three measures, each the median of `reps` runs, on the repository's registry with the offline guided
 dialogue (no model server is involved; the greeting needs no model call):
 
-- cold: a fresh Python process per run that does what `snakegate chat` does (imports, Registry.load,
-  settings, make_backend, Conversation, ChatApp) and runs the app headless under Textual's test pilot
+- cold: a fresh Python process per run that does what `snakegate chat` does (settings, build_app with the
+  registry loaded on first use, ChatApp) and runs the app headless under Textual's test pilot
   (`app.run_test()`) until Textual's `Ready` event (posted once the first frame is composited). Timed from
   just before the parent spawns the process to the child's timestamp at Ready; both read CLOCK_MONOTONIC,
-  which is system-wide on Linux. Issue 7 sets no target here; our goal is 1 s.
+  which is system-wide on Linux. Target (issue 13.4): 0.5 s. The app paints first and then loads the
+  registry and the conversation in the background; `greeting` is the time until that is done and the
+  greeting is on screen (reported, no target).
 - cold_terminal: the console command itself, `snakegate chat --guided`, in a pseudo-terminal: from the
   spawn to the first bytes of the header's "guided dialogue" text on the terminal (a real driver, real
   escape codes), then ctrl+q. A cross-check of `cold`, not a target.
@@ -28,7 +30,7 @@ from pathlib import Path
 
 from common import PYTHON, REPO, fmt_s, median, r3
 
-COLD_TARGET_S = 1.0
+COLD_TARGET_S = 0.5
 SIZE = (120, 40)
 
 
@@ -39,16 +41,19 @@ def _child(registry: str) -> None:
     import asyncio
 
     from snakegate.commands.chat_cmds import build_app
-    from snakegate.registry import Registry
     from snakegate.settings import load_settings
     from textual import events
 
     imported = time.monotonic()
     marks: dict[str, float] = {}
 
+    def load_registry():  # as `snakegate chat` does: the registry is loaded on first use, after the paint
+        from snakegate.registry import Registry
+
+        return Registry.load(settings.registry_root)
+
     async def first_paint() -> None:
-        settings = load_settings(Path(registry))
-        app = build_app(Registry.load(settings.registry_root), settings, guided=True, approved_by="bench")
+        app = build_app(load_registry, settings, guided=True, approved_by="bench")
         marks["built"] = time.monotonic()
 
         def hook(message) -> None:
@@ -58,6 +63,12 @@ def _child(registry: str) -> None:
         async with app.run_test(size=SIZE, message_hook=hook) as pilot:
             while "ready" not in marks:
                 await pilot.pause(0.005)
+            while app.conversation is None:
+                await pilot.pause(0.005)
+            await pilot.pause()
+            marks["greeting"] = time.monotonic()
+
+    settings = load_settings(Path(registry))
 
     asyncio.run(first_paint())
     print(json.dumps({"imported": imported, **marks}))
@@ -75,7 +86,8 @@ def _cold_once(registry: str, timeout: float) -> dict:
         raise RuntimeError(f"cold start failed (exit {proc.returncode}): {last[:300]}")
     marks = json.loads(proc.stdout.strip().splitlines()[-1])
     return {"total": marks["ready"] - start, "imports": marks["imported"] - start,
-            "build": marks["built"] - marks["imported"], "paint": marks["ready"] - marks["built"]}
+            "build": marks["built"] - marks["imported"], "paint": marks["ready"] - marks["built"],
+            "greeting": marks["greeting"] - start}
 
 
 def _terminal_once(registry: str, timeout: float) -> float:
@@ -128,7 +140,7 @@ def _warm(registry: str, reps: int) -> list[float]:
     async def once() -> float:
         done: list[float] = []
         start = time.perf_counter()
-        app = build_app(reg, settings, guided=True, approved_by="bench")
+        app = build_app(lambda: reg, settings, guided=True, approved_by="bench")
 
         def hook(message) -> None:
             if isinstance(message, events.Ready) and not done:
@@ -149,13 +161,14 @@ def tui_first_paint(quick: bool = False, reps: int = 5, timeout: float = 120) ->
      "cold_s", "cold_terminal_s", "warm_s": medians in seconds,
      "cold_breakdown_s": {"imports", "build", "paint"} medians of the cold runs,
      "runs": reps, "cold_runs_s", "cold_terminal_runs_s", "warm_runs_s": every run,
-     "target": "goal: first paint <= 1 s cold", "target_s": 1.0, "met": cold_s <= target_s}.
-    At least 5 runs each (quick keeps 5 too: a cold start is ~1 s, and fewer runs make a noisy median)."""
+     "cold_greeting_s": median time until the registry is loaded and the greeting shown,
+     "target": "first paint <= 0.5 s cold (issue 13.4)", "target_s": 0.5, "met": cold_s <= target_s}.
+    At least 5 runs each (quick keeps 5 too: a cold start is short, and fewer runs make a noisy median)."""
     reps = max(5, reps)
     registry = str(REPO)
     print(f"5. TUI first paint (snakegate chat, guided; {reps} cold starts, {reps} in a terminal, {reps} warm)",
           flush=True)
-    section = {"runs": reps, "target": f"goal (issue 7 sets none): first paint <= {COLD_TARGET_S:g} s cold",
+    section = {"runs": reps, "target": f"first paint <= {COLD_TARGET_S:g} s cold (issue 13.4)",
                "target_s": COLD_TARGET_S}
     try:
         _cold_once(registry, timeout)  # warm the disk cache and .pyc files once; neither is what we measure
@@ -169,13 +182,15 @@ def tui_first_paint(quick: bool = False, reps: int = 5, timeout: float = 120) ->
         "status": "measured",
         "cold_s": r3(cold_s), "cold_terminal_s": r3(median(terminal)), "warm_s": r3(median(warm)),
         "cold_breakdown_s": {k: r3(median([c[k] for c in cold])) for k in ("imports", "build", "paint")},
+        "cold_greeting_s": r3(median([c["greeting"] for c in cold])),
         "cold_runs_s": [r3(c["total"]) for c in cold], "cold_terminal_runs_s": [r3(t) for t in terminal],
         "warm_runs_s": [r3(w) for w in warm],
         "met": cold_s <= COLD_TARGET_S,
     })
     b = section["cold_breakdown_s"]
     section["why"] = (f"cold {fmt_s(cold_s)} (imports {fmt_s(b['imports'])}, build {fmt_s(b['build'])}, "
-                      f"paint {fmt_s(b['paint'])}); in a terminal {fmt_s(section['cold_terminal_s'])}; "
+                      f"paint {fmt_s(b['paint'])}); greeting after {fmt_s(section['cold_greeting_s'])}; "
+                      f"in a terminal {fmt_s(section['cold_terminal_s'])}; "
                       f"warm {fmt_s(section['warm_s'])}; median of {reps}")
     print(f"   {section['why']}", flush=True)
     return section

@@ -81,7 +81,9 @@ def table(results: dict) -> str:
     tui = results.get("tui_start", TUI_MISSING)
     if tui.get("status") == "measured":
         lines.append(f"| TUI first paint | snakegate chat --guided, cold (pilot) | {fmt_s(tui['cold_s'])} | – | – | "
-                     f"goal ≤ 1 s | {_met(tui['met'])} |")
+                     f"≤ 0.5 s | {_met(tui['met'])} |")
+        if tui.get("cold_greeting_s") is not None:
+            lines.append(f"| TUI greeting (registry loaded) | same, cold | {fmt_s(tui['cold_greeting_s'])} | – | – | – | – |")
         lines.append(f"| TUI first paint | same, in a real terminal | {fmt_s(tui['cold_terminal_s'])} | – | – | – | – |")
         lines.append(f"| TUI first paint | warm (in-process) | {fmt_s(tui['warm_s'])} | – | – | – | – |")
     else:

@@ -112,8 +112,11 @@ def _seed(parent: Path, run_dir: Path) -> None:
 
 def execute(registry: Registry, settings: Settings, invocation: dict, options: RunOptions,
             on_progress: Callable[[dict], None] | None = None, echo: Callable[[str], None] | None = None,
-            extra_record: dict | None = None) -> RunOutcome:
-    """Gate, then run. Raises GateRejected (a UserError) when the gate refuses; nothing is left then."""
+            extra_record: dict | None = None, cancel: threading.Event | None = None) -> RunOutcome:
+    """Gate, then run. Raises GateRejected (a UserError) when the gate refuses; nothing is left then.
+
+    Setting `cancel` (from another thread, e.g. the chat's cancel key) stops the run as SIGINT to the front
+    end does: Snakemake is signalled, stops its jobs, and the run is recorded `cancelled`."""
     # Building the DAG is Snakemake's own first step, before any job, so the gate's copy of that step
     # would only double its cost (8 s of a 10,000-job run). Everything else is proved here; a DAG
     # Snakemake cannot build is explained by the full gate afterwards (see _dag_refusal).
@@ -125,7 +128,8 @@ def execute(registry: Registry, settings: Settings, invocation: dict, options: R
     lock = runstore.RunLock(run_dir).acquire()
     refusal = None
     try:
-        outcome = _run(registry, settings, result, run_id, run_dir, options, on_progress, echo, extra_record or {})
+        outcome = _run(registry, settings, result, run_id, run_dir, options, on_progress, echo, extra_record or {},
+                       cancel)
         refusal = _dag_refusal(registry, settings, invocation, outcome)
     finally:
         lock.release()
@@ -150,7 +154,8 @@ def _dag_refusal(registry, settings, invocation, outcome: "RunOutcome") -> GateR
     return None if full.ok else full
 
 
-def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo, extra_record) -> RunOutcome:
+def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo, extra_record,
+         cancel=None) -> RunOutcome:
     wf = registry.get(result.workflow)
     runstore.write_text_atomic(run_dir / runstore.CONFIG_YAML, dump_yaml(explicit_config(result, run_id)),
                               mode=runstore.CONFIG_MODE)
@@ -184,6 +189,8 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
         if first:
             _escalate_later(proc)
 
+    if cancel is not None:
+        _cancel_when_set(cancel, proc, lambda: forward(signal.SIGINT, None))
     previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     in_main_thread = _in_main_thread()
     if in_main_thread:
@@ -234,6 +241,17 @@ def _escalate_later(proc: subprocess.Popen) -> None:
                 _signal_group(proc, sig)
 
     threading.Thread(target=escalate, daemon=True).start()
+
+
+def _cancel_when_set(cancel: threading.Event, proc: subprocess.Popen, stop: Callable[[], None]) -> None:
+    """Watch `cancel` while Snakemake runs; once set, stop the run exactly as a SIGINT to the front end would."""
+    def watch():
+        while proc.poll() is None:
+            if cancel.wait(0.2):
+                stop()
+                return
+
+    threading.Thread(target=watch, name="snakegate-cancel-watch", daemon=True).start()
 
 
 def _in_main_thread() -> bool:

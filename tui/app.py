@@ -1,54 +1,61 @@
-"""The chat app: wires the transcript, the input and the draft panel to one `Conversation`.
+"""The chat app: the conversation on the left, the draft and its run on the right, the history a key away.
 
-Owns the app's state (is a model turn or a run going on?) and the one place
-an `Approval` is minted: `action_approve`, on the researcher's click or key.
-Slow work runs in thread workers (`_send_turn`, `_execute_run`) that never
-touch a widget: they post the small messages of `snakegate.tui.messages`, and
-the handlers here update the screen on the UI thread. Layout and colours live
-in chat.tcss; wording in present.py.
+Owns the app's shell: the layout, the key bindings, loading the registry and
+the conversation after the first paint (so the window is up at once), the
+history screen and quitting. The conversation turns live in turns.py and the
+approvals and runs in runs.py (mixins of this class; `RunsMixin.approve` is
+the one place an `Approval` is minted, on the researcher's key or click).
+Slow work runs in workers that never touch a widget; layout and colours live
+in chat.tcss, wording in present.py / present_runs.py.
 """
 
 from __future__ import annotations
 
+import asyncio
+
 from rich.text import Text
-from textual import on, work
+from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Footer, Header, Input
+from textual.widgets import Footer, Header, Input
 
-from snakegate.agent.events import DraftReady
-from snakegate.errors import UserError
-from snakegate.runner import GateRejected
 from snakegate.tui import present
+from snakegate.tui.background import in_thread
 from snakegate.tui.draft_panel import DraftPanel
-from snakegate.tui.messages import RunFinished, RunProgressed, RunRefused, TurnFinished
+from snakegate.tui.messages import ConnectFailed, Connected
+from snakegate.tui.run_panel import RunPanel
+from snakegate.tui.runs import RunsMixin
 from snakegate.tui.transcript import Transcript
-
-PROMPT = "Describe what you want to run (Enter sends)"
-BUSY = "waiting for the model…"
+from snakegate.tui.turns import PROMPT, TurnsMixin
 
 
-class ChatApp(App[None]):
+class ChatApp(TurnsMixin, RunsMixin, App[None]):
     """`snakegate chat`: talk on the left, review and approve the draft on the right."""
 
     CSS_PATH = "chat.tcss"
     TITLE = "snakegate chat"
+    ENABLE_COMMAND_PALETTE = False  # every action has its key in the footer
     BINDINGS = [
         Binding("ctrl+r", "approve", "Approve and run", priority=True),
+        Binding("ctrl+c", "cancel_run", "Cancel run", priority=True),
+        Binding("escape", "cancel_turn", "Stop the model"),
+        Binding("ctrl+o", "history", "History"),
+        Binding("ctrl+n", "new_conversation", "New chat"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
     ]
 
-    def __init__(self, conversation, *, approved_by: str):
+    def __init__(self, connect, *, approved_by: str, settings=None):
+        """`connect()` builds the Conversation (loading the registry); it runs in the background after the
+        first paint. A ready Conversation may be passed instead."""
         super().__init__()
-        self.conversation = conversation
+        self._connect_fn = connect if callable(connect) else (lambda: connect)
+        self.conversation = None if callable(connect) else connect
+        self.settings = settings if settings is not None else getattr(self.conversation, "settings", None)
         self.approved_by = approved_by
-        self.registry = conversation.registry
-        self.settings = conversation.settings
-        self.thinking = False      # a model turn is running
-        self.running = False       # a Snakemake run is going
-        self.quit_armed = False    # ctrl+q pressed once during a run
-        self.shown_draft = None    # the draft on the panel: the only one the researcher can approve
+        self._connected = asyncio.Event()
+        self._init_turns()
+        self._init_runs()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -56,14 +63,19 @@ class ChatApp(App[None]):
             with Vertical(id="chat"):
                 yield Transcript(id="transcript")
                 yield Input(placeholder=PROMPT, id="prompt")
-            yield DraftPanel(id="draft-panel")
+            with Vertical(id="side"):
+                yield DraftPanel(id="draft-panel")
+                yield RunPanel(id="run-panel")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = present.backend_label(self.conversation.backend)
-        # opening() makes no model call: the greeting is on the first screen without a wait
-        self.transcript.show_events(self.conversation.opening())
+        self.sub_title = present.LOADING
         self.query_one("#prompt", Input).focus()
+        self._connect()
+
+    @property
+    def registry(self):
+        return self.conversation.registry if self.conversation is not None else None
 
     @property
     def transcript(self) -> Transcript:
@@ -73,123 +85,63 @@ class ChatApp(App[None]):
     def panel(self) -> DraftPanel:
         return self.query_one("#draft-panel", DraftPanel)
 
-    # ---- a conversation turn ----------------------------------------------------------------------------
+    @property
+    def run_panel(self) -> RunPanel:
+        return self.query_one("#run-panel", RunPanel)
 
-    @on(Input.Submitted, "#prompt")
-    def send(self, event: Input.Submitted) -> None:
-        text = event.value.strip()
-        if not text or self.thinking:
-            return
-        event.input.clear()
-        self.transcript.add_researcher(text)
-        self._set_thinking(True)
-        self._send_turn(text)
+    # ---- loading the conversation after the first paint -------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="turn")
-    def _send_turn(self, text: str) -> None:
-        # send() never raises for backend trouble: that comes back as a BackendFailed event
-        self.post_message(TurnFinished(self.conversation.send(text)))
+    @work(exclusive=True, group="connect")
+    async def _connect(self) -> None:
+        if self.conversation is None:
+            try:
+                conversation = await in_thread(self._connect_fn, name="snakegate-connect")
+            except Exception as exc:  # noqa: BLE001 - a UserError or worse: the app cannot start; say why
+                self.post_message(ConnectFailed(getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"))
+                return
+        else:
+            conversation = self.conversation
+        self.post_message(Connected(conversation))
 
-    def on_turn_finished(self, message: TurnFinished) -> None:
-        self.transcript.show_events(message.events)
-        drafts = [e.draft for e in message.events if isinstance(e, DraftReady)]
-        if drafts:  # the newest replaces whatever was on screen; only it can be approved now
-            draft = self.shown_draft = drafts[-1]
-            schema = self._schema(draft.workflow)
-            self.panel.show_draft(draft, schema, self.settings.registry_root)
-            self.transcript.mask(present.secrets_in(schema, draft.params))
-        self._set_thinking(False)
-
-    def _set_thinking(self, busy: bool) -> None:
-        self.thinking = busy
+    def on_connected(self, message: Connected) -> None:
+        self.conversation = message.conversation
+        self.settings = self.settings or self.conversation.settings
+        self.sub_title = present.backend_label(self.conversation.backend)
+        # opening() makes no model call: the greeting shows as soon as the registry is loaded
+        self.transcript.show_events(self.conversation.opening())
+        self._connected.set()
         self._refresh_approve()
-        prompt = self.query_one("#prompt", Input)
-        prompt.disabled = busy
-        prompt.placeholder = BUSY if busy else PROMPT
-        if not busy:
-            # after the refresh: a widget that was disabled a moment ago cannot take the focus yet
-            self.call_after_refresh(prompt.focus)
 
-    def _schema(self, workflow_id: str) -> dict | None:
-        wf = self.registry.get(workflow_id)
-        return wf.schema if wf is not None else None
+    def on_connect_failed(self, message: ConnectFailed) -> None:
+        self.exit(return_code=2, message=Text(f"snakegate chat: {message.message}"))
 
-    # ---- approving and running --------------------------------------------------------------------------
+    async def conversation_ready(self):
+        await self._connected.wait()
+        return self.conversation
 
-    def can_approve(self) -> bool:
-        # Approve only what is on screen: during a model turn the controller may already hold a newer
-        # draft the researcher has not seen yet, so approving waits until the turn is shown.
-        draft = self.conversation.draft
-        return (draft is not None and not self.running and not self.thinking
-                and self.shown_draft is not None and draft.invocation_id == self.shown_draft.invocation_id)
+    # ---- keys -------------------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "approve":
-            return True if self.can_approve() else None  # None: shown dimmed in the footer
+        if action == "cancel_run":
+            return self.running  # otherwise ctrl+c keeps its usual meaning (copy, or a hint how to quit)
+        if action == "cancel_turn":
+            return self.thinking and self.screen is self.screen_stack[0]
+        if action in ("approve", "history", "new_conversation"):
+            return self.screen is self.screen_stack[0]  # the chat's own keys; other screens have theirs
         return True
 
-    def _refresh_approve(self) -> None:
-        self.panel.set_approvable(self.can_approve())
-        self.refresh_bindings()
+    def action_history(self) -> None:
+        from snakegate.tui.history import HistoryScreen
 
-    @on(Button.Pressed, "#approve")
-    def approve_pressed(self) -> None:
-        self.action_approve()
-
-    def action_approve(self) -> None:
-        """The researcher approved the draft on screen: mint the Approval (only here) and start the run."""
-        if not self.can_approve():
+        if self.conversation is None:
+            self.notify("The registry is still loading.", timeout=3)
             return
-        draft = self.conversation.draft
-        try:
-            approval = self.conversation.approve(self.approved_by)
-        except UserError as exc:
-            self.panel.run_refused(present.refusal_lines(exc.message, []))
-            return
-        self.running, self.quit_armed = True, False
-        self._refresh_approve()
-        self.panel.run_started(draft)
-        self.transcript.add_note(f"▶ approved by {self.approved_by}: running {draft.workflow} "
-                                 f"({present.short_id(draft.invocation_id)})")
-        self._execute_run(approval)
-
-    @work(thread=True, exclusive=True, group="run")
-    def _execute_run(self, approval) -> None:
-        def on_progress(p: dict) -> None:
-            self.post_message(RunProgressed(p["done"], p["total"], p["rule"]))
-
-        try:
-            outcome = self.conversation.execute(approval, on_progress=on_progress)
-        except GateRejected as rejected:
-            problems = [f"{e.path} [{e.code}]: {e.message}" for e in rejected.result.errors]
-            self.post_message(RunRefused(rejected.message, problems))
-        except UserError as exc:
-            self.post_message(RunRefused(exc.message))
-        else:
-            self.post_message(RunFinished(outcome))
-
-    def on_run_progressed(self, message: RunProgressed) -> None:
-        self.panel.run_progressed(message.done, message.total, message.rule)
-
-    def on_run_finished(self, message: RunFinished) -> None:
-        status, lines = present.outcome_lines(message.outcome, self.settings.registry_root)
-        self.panel.run_finished(status, lines)
-        self.transcript.add_note(f"■ run {message.outcome.run_id} {status}", ok=status == "succeeded")
-        self._run_ended()
-
-    def on_run_refused(self, message: RunRefused) -> None:
-        lines = present.refusal_lines(message.message, message.problems)
-        self.panel.run_refused(lines)
-        self.transcript.add_note("■ " + lines[0], ok=False)
-        self._run_ended()
-
-    def _run_ended(self) -> None:
-        self.running, self.quit_armed = False, False
-        self._refresh_approve()
+        self.push_screen(HistoryScreen(self.registry, self.settings))
 
     # ---- quitting -----------------------------------------------------------------------------------------
 
     async def action_quit(self) -> None:
+        # A model turn runs in a daemon thread: it never holds the exit back.
         if not self.running:
             self.exit()
             return

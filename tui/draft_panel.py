@@ -1,9 +1,12 @@
-"""The right-hand panel: the current draft (what would run), its approve button, and the run's progress and result.
+"""The draft panel: the draft's state, the approve key, masked fields for sensitive params, the params.
 
-Owns presentation only. The app decides when the button is enabled and what
-approving does (minting the Approval happens in the app, nowhere else); this
-widget is told what to show, on the UI thread. Param values are shown masked
-where the contract marks them `x-sensitive` (see `present.param_lines`).
+Owns presentation only. The app decides what can be approved and mints the
+Approval; this widget is told what to show, on the UI thread. Its first lines
+(state, workflow, approve button) stay in view at 80x24; the params scroll
+below them. Values are shown masked where the contract marks them
+`x-sensitive`, and a sensitive param is typed into a password field here,
+never into the chat: submitting it posts `SensitiveEntered` for the app to
+hand to the conversation out of band.
 """
 
 from __future__ import annotations
@@ -13,82 +16,91 @@ from pathlib import Path
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.widgets import Button, ProgressBar, Static
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Button, Input, Static
 
 from snakegate.tui import present
+from snakegate.tui.messages import SensitiveEntered
 
-NO_DRAFT = ("No draft yet.\nTell me what you want to run; once a run config passes the gate it appears here "
-            "for you to review and approve.")
+NO_DRAFT = ("Tell me what you want to run; once a run config passes the gate it appears here for you to "
+            "review and approve.")
 
 
 class DraftPanel(Vertical):
-    """Draft: workflow + version, invocation id, params, config file; Approve and run; the run's status."""
+    """State line; workflow + invocation; Approve and run; sensitive fields; params; config file."""
 
     def compose(self) -> ComposeResult:
-        yield Static("Draft", classes="panel-title")
+        yield Static(present.draft_status("none"), id="draft-status", classes="none", markup=False)
         yield Static(NO_DRAFT, id="draft-summary", markup=False)
-        yield Static("", id="draft-params")
-        yield Static("", id="draft-config", markup=False)
-        yield Button("Approve and run (ctrl+r)", id="approve", variant="success", disabled=True)
-        yield Static("", id="run-title", classes="panel-title", markup=False)
-        yield ProgressBar(id="run-progress", total=None, show_eta=False)
-        yield Static("", id="run-status", markup=False)
+        yield Button("Approve and run (ctrl+r)", id="approve", variant="success", disabled=True, compact=True)
+        yield Vertical(id="secrets")
+        with VerticalScroll(id="draft-body"):
+            yield Static("", id="draft-params")
+            yield Static("", id="draft-config", markup=False)
+
+    # ---- state ----------------------------------------------------------------------------------------------
+
+    def set_state(self, state: str, text: str) -> None:
+        """The first line: none | ready | running | used | withdrawn | blocked (why ctrl+r did nothing)."""
+        status = self.query_one("#draft-status", Static)
+        status.update(text)
+        status.set_classes(state)
+
+    def set_approvable(self, enabled: bool, label: str = "Approve and run (ctrl+r)") -> None:
+        button = self.query_one("#approve", Button)
+        button.disabled = not enabled
+        button.label = label
 
     # ---- the draft ------------------------------------------------------------------------------------------
 
-    def show_draft(self, draft, schema: dict | None, root: Path) -> None:
+    def show_draft(self, draft, schema: dict | None, root: Path, fork_note: str | None = None) -> None:
         """A new draft replaces the previous one on screen (the controller already replaced it)."""
-        self.query_one("#draft-summary", Static).update(
-            f"{draft.workflow} {draft.version}\ninvocation {present.short_id(draft.invocation_id)}")
-        grid = Table.grid(padding=(0, 2))
+        summary = f"{draft.workflow} {draft.version}\ninvocation {present.short_id(draft.invocation_id)}"
+        self.query_one("#draft-summary", Static).update(summary + (f"\n{fork_note}" if fork_note else ""))
+        grid = Table.grid(padding=(0, 1))
         grid.add_column(style="bold", no_wrap=True)
         grid.add_column(overflow="fold")
         for name, shown in present.param_lines(schema, draft.params):
             grid.add_row(Text(name), Text(shown))
-        params = self.query_one("#draft-params", Static)
-        params.update(grid)
-        params.display = True
-        config = self.query_one("#draft-config", Static)
-        config.update(f"config: {present.relative(draft.config_path, root)}\n"
-                      "(runs with plain snakemake --configfile too)")
-        config.display = True
+        self.query_one("#draft-params", Static).update(grid)
+        self.query_one("#draft-config", Static).update(
+            f"config: {present.relative(draft.config_path, root)}\n(also runs with snakemake --configfile)")
+        self.query_one("#draft-body").scroll_home(animate=False)
 
-    def set_approvable(self, enabled: bool) -> None:
-        self.query_one("#approve", Button).disabled = not enabled
+    def clear_draft(self, text: str = NO_DRAFT) -> None:
+        self.query_one("#draft-summary", Static).update(text)
+        self.query_one("#draft-params", Static).update("")
+        self.query_one("#draft-config", Static).update("")
 
-    # ---- the run --------------------------------------------------------------------------------------------
+    # ---- sensitive params -----------------------------------------------------------------------------------
 
-    def run_started(self, draft) -> None:
-        self.query_one("#run-title", Static).update(
-            f"Run: {draft.workflow} {draft.version} ({present.short_id(draft.invocation_id)})")
-        bar = self.query_one("#run-progress", ProgressBar)
-        bar.update(total=None, progress=0)
-        bar.display = True
-        status = self.query_one("#run-status", Static)
-        status.update("starting Snakemake…")
-        status.set_classes("")
-        for wid in ("#run-title", "#run-progress", "#run-status"):
-            self.query_one(wid).display = True
+    def ask_secrets(self, workflow: str, params: list[tuple[str, str]]) -> None:
+        """One masked field per sensitive param of the workflow being filled (none: the fields go)."""
+        box = self.query_one("#secrets", Vertical)
+        if getattr(box, "workflow", None) == workflow and params:
+            return  # already asking for these
+        box.remove_children()
+        box.workflow = workflow if params else None
+        for name, _ in params:
+            box.mount(Static(f"{name} (sensitive): type it here", classes="secret-label", markup=False))
+            box.mount(SecretInput(workflow, name))
 
-    def run_progressed(self, done: int, total: int | None, rule: str | None) -> None:
-        self.query_one("#run-progress", ProgressBar).update(total=total, progress=done)
-        self.query_one("#run-status", Static).update(present.progress_text(done, total, rule))
+    def secret_set(self, name: str) -> None:
+        for field in self.query(SecretInput):
+            if field.param == name:
+                field.value = ""
+                field.placeholder = f"set {present.MASK}"
 
-    def run_finished(self, status: str, lines: list[str]) -> None:
-        bar = self.query_one("#run-progress", ProgressBar)
-        if status == "succeeded" and bar.total is not None:
-            bar.update(progress=bar.total)
-        else:  # a bar stuck part-way (or still pulsing) says less than the status lines below
-            bar.display = False
-        self._status(status, lines)
 
-    def run_refused(self, lines: list[str]) -> None:
-        self.query_one("#run-progress", ProgressBar).display = False
-        self._status("refused", lines)
+class SecretInput(Input):
+    """A password field for one sensitive param; Enter hands the value to the app, then the field empties."""
 
-    def _status(self, status: str, lines: list[str]) -> None:
-        widget = self.query_one("#run-status", Static)
-        widget.update("\n".join(lines))
-        widget.set_classes(status)
-        widget.display = True
+    def __init__(self, workflow: str, param: str):
+        super().__init__(password=True, placeholder="hidden; never sent to the model", compact=True,
+                         id=f"secret-{param}", classes="secret")
+        self.workflow, self.param = workflow, param
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        if event.value:
+            self.post_message(SensitiveEntered(self.workflow, self.param, event.value))

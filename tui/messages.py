@@ -1,8 +1,10 @@
-"""What the chat app's workers tell the app: small dataclass messages, no behaviour.
+"""What the chat app's workers and widgets tell the app: small dataclass messages, no behaviour.
 
-Workers run the slow parts (a model turn, a Snakemake run) in threads and
-never touch a widget; they post one of these to the app, whose handlers
-(on the UI thread) update the screen. `post_message` is thread-safe.
+Workers run the slow parts (loading the registry, a model turn, a Snakemake
+run) in threads and never touch a widget: they post one of these, and the
+app's handlers update the screen on the UI thread. `post_message` is
+thread-safe. Turn messages carry the turn's number, so the events of a turn
+the researcher abandoned (Esc) are dropped when they arrive late.
 """
 
 from __future__ import annotations
@@ -14,10 +16,42 @@ from textual.message import Message
 
 
 @dataclass
-class TurnFinished(Message):
-    """`Conversation.send` returned: show its events (assistant text, action notes, a draft, a failure)."""
+class Connected(Message):
+    """The registry is loaded and the conversation is ready (`conversation` is a Conversation)."""
 
+    conversation: Any
+
+
+@dataclass
+class ConnectFailed(Message):
+    """The conversation cannot start (e.g. a model is set without a server URL): the message says why."""
+
+    message: str
+
+
+@dataclass
+class TurnEvent(Message):
+    """One event of a model turn, as it happens (assistant text, an action, a draft, a withdrawn draft)."""
+
+    turn: int
+    event: Any
+
+
+@dataclass
+class TurnFinished(Message):
+    """`Conversation.send` returned its events (already shown one by one through TurnEvent)."""
+
+    turn: int
     events: list[Any]
+
+
+@dataclass
+class SensitiveEntered(Message):
+    """The researcher typed a sensitive param's value into the panel's masked field."""
+
+    workflow: str
+    param: str
+    value: Any = field(repr=False)
 
 
 @dataclass
@@ -31,9 +65,10 @@ class RunProgressed(Message):
 
 @dataclass
 class RunFinished(Message):
-    """Snakemake ended: succeeded, failed or cancelled; `outcome` is the runner's RunOutcome."""
+    """Snakemake ended: `outcome` is the runner's RunOutcome; `json_outputs` its parsed JSON outputs."""
 
     outcome: Any
+    json_outputs: dict = field(default_factory=dict)
 
 
 @dataclass

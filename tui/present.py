@@ -1,9 +1,11 @@
-"""How drafts, actions, failures and run outcomes read on screen: pure functions returning plain strings.
+"""How drafts, actions and the conversation read on screen: pure functions returning plain strings.
 
 Nothing here touches a widget, writes anything or calls the network, so the
 wording is easy to test and the widgets stay thin. Sensitive param values
 never reach a returned string: they are masked through the contract
-(`x-sensitive`) before they are formatted.
+(`x-sensitive`) before they are formatted. Runs are worded in present_runs.py.
+(The redaction helpers are imported when first needed: the first screen
+paints before the registry and its schema libraries are loaded.)
 """
 
 from __future__ import annotations
@@ -12,10 +14,19 @@ import json
 from pathlib import Path
 from typing import Any
 
-from snakegate.agent.redact import PLACEHOLDER, redact_params, secret_strings, sensitive_values
-
 MASK = "••••••"
+PLACEHOLDER = "<redacted>"  # the agent's placeholder (snakegate.agent.redact.PLACEHOLDER; a test keeps them equal)
 GUIDED_LABEL = "guided dialogue (offline)"
+LOADING = "loading the registry…"
+
+# What the draft panel's first line says, per state of the draft on screen.
+DRAFT_STATUS = {
+    "none": "No draft yet",
+    "ready": "● Ready · ctrl+r runs it",
+    "running": "▶ Running · approved by {who}",
+    "used": "◆ Used · its run {status}",
+    "withdrawn": "Withdrawn · {reason}",
+}
 
 
 def backend_label(backend: Any) -> str:
@@ -43,13 +54,46 @@ def param_lines(schema: dict | None, params: dict) -> list[tuple[str, str]]:
     """(name, shown value) per param, in the draft's order, with every `x-sensitive` value masked.
 
     Without a schema nothing can be proven safe to show, so every value is masked (fail closed)."""
+    from snakegate.agent.redact import redact_params
+
     shown = redact_params(schema, params) if schema is not None else {k: PLACEHOLDER for k in params}
     return [(name, _value_text(value)) for name, value in shown.items()]
 
 
 def secrets_in(schema: dict | None, params: dict) -> list[str]:
     """The text of every sensitive value of a draft, longest first, to mask wherever it was typed."""
+    from snakegate.agent.redact import secret_strings, sensitive_values
+
     return secret_strings(sensitive_values(schema, params).values()) if schema is not None else []
+
+
+def sensitive_params(schema: dict | None) -> list[tuple[str, str]]:
+    """(name, description) of each top-level `x-sensitive` param: the ones typed in the panel's masked field."""
+    props = (schema or {}).get("properties") or {}
+    return [(name, str(sub.get("description") or "")) for name, sub in props.items()
+            if isinstance(sub, dict) and sub.get("x-sensitive") is True]
+
+
+def draft_status(state: str, **facts: str) -> str:
+    return DRAFT_STATUS[state].format(**facts)
+
+
+def not_approvable(*, loading: bool, thinking: bool, running: bool, withdrawn: str | None) -> str:
+    """Why ctrl+r cannot approve anything now, as the panel says it."""
+    if loading:
+        return "Nothing to approve yet: the registry is still loading."
+    if running:
+        return "A run is going: wait for it to end (ctrl+c cancels it)."
+    if thinking:
+        return "Wait: the model is still answering, and the draft may change."
+    if withdrawn:
+        return f"Nothing to approve: the draft was withdrawn ({withdrawn}). Ask for a new one."
+    return "Nothing to approve yet: no draft has passed the gate. Describe what you want to run."
+
+
+def repeat_question(draft, run_id: str, status: str) -> str:
+    return (f"This draft ({draft.workflow}, invocation {short_id(draft.invocation_id)}) already ran as run "
+            f"{run_id} ({status}). Run it again as a repeat, in a new run folder?")
 
 
 def _value_text(value: Any) -> str:
@@ -82,42 +126,6 @@ def action_note(event: Any) -> str:
 
 def backend_failed_text(message: str) -> str:
     return (f"The model could not answer: {message}\n"
-            "Nothing was lost. Check that the model server is running and reachable, then send again, "
-            "or restart with `snakegate chat --guided` for the offline guided dialogue.")
-
-
-def progress_text(done: int, total: int | None, rule: str | None) -> str:
-    step = f"step {done}/{total}" if total is not None else f"step {done}"
-    return f"{step} · {rule}" if rule and rule != "snakegate_all" else step
-
-
-def outcome_lines(outcome: Any, root: Path) -> tuple[str, list[str]]:
-    """(status, lines) for a finished run: where its outputs are and how to see its provenance,
-    or for a failure the failing rule, its log and the error the run record holds."""
-    rec = outcome.record
-    dur = rec.get("duration_s")
-    head = f"{outcome.status} · run {outcome.run_id}" + (f" · {dur:.1f} s" if isinstance(dur, (int, float)) else "")
-    lines = [head]
-    if outcome.status == "failed":
-        if rec.get("failed_rule"):
-            lines.append(f"failed rule: {rec['failed_rule']}")
-        logs = rec.get("failed_log") or []
-        lines.append("log: " + (", ".join(logs) if logs else "none"))
-        if rec.get("error"):
-            lines.append(f"error: {rec['error']}")
-    elif outcome.status == "cancelled":
-        lines.append("the run was cancelled; its record says how far it got")
-    folder = relative(outcome.run_dir, root)
-    made = [o.get("name") or o.get("path") for o in rec.get("outputs", []) if o.get("exists")]
-    if made:
-        lines += [f"outputs: {folder}/results/", "made: " + ", ".join(str(m) for m in made)]
-    else:
-        lines.append(f"run folder: {folder}/")
-    lines.append(f"provenance: snakegate prov {outcome.run_id}")
-    return outcome.status, lines
-
-
-def refusal_lines(message: str, problems: list[str]) -> list[str]:
-    """A refusal at execute time: nothing ran; say so and what to do."""
-    return ["nothing was run: " + message, *[f"  - {p}" for p in problems],
-            "Ask for a new draft (the files or the workflow may have changed since you approved it)."]
+            "Nothing was lost: your message is back in the input. Check that the model server is running and "
+            "reachable, then send again, or restart with `snakegate chat --guided` for the offline guided "
+            "dialogue.")

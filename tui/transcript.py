@@ -11,7 +11,7 @@ from __future__ import annotations
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown, Static
 
-from snakegate.agent.events import ActionCalled, AssistantSaid, BackendFailed, DraftReady
+from snakegate.agent.events import ActionCalled, AssistantSaid, BackendFailed, DraftCleared, DraftReady
 from snakegate.tui import present
 
 
@@ -32,6 +32,10 @@ class Transcript(VerticalScroll):
     def add_error(self, text: str) -> None:
         self._add(Static(text, classes="error", markup=False))
 
+    def add_result(self, markdown: str, *, ok: bool) -> None:
+        """A finished run's summary: outcome, key numbers, plots, where to look next."""
+        self._add(Markdown(present.keep_line_breaks(markdown), classes="result" if ok else "result failed"))
+
     def mask(self, secrets: list[str]) -> None:
         """Hide sensitive values the researcher typed (e.g. a token answering a question) once a draft shows
         which of their words were sensitive."""
@@ -51,11 +55,12 @@ class Transcript(VerticalScroll):
                 draft = event.draft
                 self.add_note(f"→ draft ready: {draft.workflow} {draft.version} "
                               f"({present.short_id(draft.invocation_id)}); review it on the right, then approve")
+            elif isinstance(event, DraftCleared):
+                self.add_note(f"→ draft withdrawn: {event.reason}", ok=False)
 
     def _add(self, widget) -> None:
         self.mount(widget)
-        # follow the conversation; after the refresh, so the new widget's height is known. (Not anchor():
-        # in Textual 6 an anchored scroll whose content is shorter than the view scrolls to a negative offset.)
+        # follow the conversation; after the refresh, so the new widget's height is known
         self.call_after_refresh(self.scroll_end, animate=False)
 
 

@@ -43,22 +43,29 @@ def cmd_chat(ctx) -> int:
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         print(NOT_A_TERMINAL, file=sys.stderr)
         return ExitCode.USAGE
-    app = build_app(ctx.registry, ctx.settings, guided=args.guided, model=args.model, base_url=args.base_url,
-                    approved_by=args.user or default_approver(ctx.settings.registry_root))
+    # the registry is loaded by the app after its first paint (ctx.registry is loaded on first use)
+    app = build_app(lambda: ctx.registry, ctx.settings, guided=args.guided, model=args.model,
+                    base_url=args.base_url, approved_by=args.user or default_approver(ctx.settings.registry_root))
     app.run()  # quitting during a run: the app says so, and the process ends once the run is recorded
-    return ExitCode.OK
+    return app.return_code or ExitCode.OK  # 2 when the conversation could not start (the app said why)
 
 
 def build_app(registry, settings, *, guided: bool = False, model: str | None = None, base_url: str | None = None,
               approved_by: str, conversation_id: str | None = None):
-    """The chat app, ready to run: backend + Conversation + ChatApp (also used by tests and bench/bench_tui.py)."""
-    from snakegate.agent.backends import make_backend
-    from snakegate.agent.controller import Conversation
+    """The chat app, ready to run (also used by tests and bench/bench_tui.py). `registry` is a Registry or a
+    function returning one: the app paints first, then loads it and builds backend + Conversation in the
+    background."""
     from snakegate.tui.app import ChatApp
 
-    backend = make_backend(settings, guided=guided, model=model, base_url=base_url)
-    conversation = Conversation(registry, settings, backend, conversation_id=conversation_id)
-    return ChatApp(conversation, approved_by=approved_by)
+    def connect():
+        from snakegate.agent.backends import make_backend
+        from snakegate.agent.controller import Conversation
+
+        backend = make_backend(settings, guided=guided, model=model, base_url=base_url)
+        return Conversation(registry() if callable(registry) else registry, settings, backend,
+                            conversation_id=conversation_id)
+
+    return ChatApp(connect, approved_by=approved_by, settings=settings)
 
 
 def default_approver(root) -> str:

@@ -1,9 +1,10 @@
-"""Shared by the chat app tests: fixtures, a workflow with a sensitive param, the terminal size, pilot helpers.
+"""Shared by the chat app tests: fixtures, small workflows, the terminal size, pilot helpers.
 
-The app is driven with Textual's own pilot (`app.run_test()`); the guided
-dialogue, the conversation controller, the gate and (in one test) Snakemake
-are the real ones. LLM tests use the scripted OpenAI-compatible HTTP server of
-tests/openai_server.py through the real OpenAIBackend.
+The app is driven with Textual's own pilot (`app.run_test()`) at 80x24, the
+size the chat must be readable at; the guided dialogue, the conversation
+controller, the gate and Snakemake are the real ones. LLM tests use the
+scripted OpenAI-compatible HTTP server of tests/openai_server.py through the
+real OpenAIBackend.
 
 Test modules import the fixtures from here (pytest finds fixtures in a
 module's namespace); tests/ and tests/tui are on sys.path under pytest's
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import html
 import io
+import json
 import re
 import time
 from pathlib import Path
@@ -27,29 +29,62 @@ from snakegate.registry import Registry
 from snakegate.settings import load_settings
 
 SECRET = "tok-9f8e7d6c5b4a"
-SIZE = (120, 40)
+SIZE = (80, 24)
 
-# A workflow with one sensitive param; it is validated (and its DAG built) but never run here.
+# A workflow with one sensitive param; its one job writes a note (never the token).
 API_NOTE = note_workflow("api-note", "API note",
                          "Writes a note with an API token that must never be shown or sent to a model.",
                          {"token": TOKEN_PARAM, "label": LABEL_PARAM})
 
 
+def _one_rule(wf_id: str, title: str, description: str, shell: str) -> dict:
+    """A one-rule workflow with one optional `label` param whose job runs `shell` (for runs that are slow
+    or fail on purpose)."""
+    files = note_workflow(wf_id, title, description, {"label": LABEL_PARAM})
+    files["schema.json"] = files["schema.json"].replace('"required": ["token"]', '"required": []')
+    files["Snakefile"] = f'''\
+        rule all:
+            input:
+                "results/note.txt",
+
+
+        rule note:
+            output:
+                note="results/note.txt",
+            params:
+                label=config["label"],
+            shell:
+                "{shell}"
+        '''
+    return files
+
+
+# Runs for a minute unless cancelled.
+SLOW_NOTE = _one_rule("slow-note", "Slow note", "Waits a minute, then writes a note.",
+                      "sleep 60 && echo {params.label} > {output.note}")
+# Fails with a message of its own on stderr, as a real script would.
+BROKEN_NOTE = _one_rule("broken-note", "Broken note", "Always fails, saying why.",
+                        "echo 'ValueError: column weight is not in the table' >&2; exit 3")
+
+
 @pytest.fixture
 def chat_registry(tmp_path) -> Path:
-    """tabular-profile + api-note + the demo tables, in a git repository whose user is Ada Tester."""
-    return make_registry(tmp_path / "registry", {"api-note": API_NOTE}, with_git=True)
+    """tabular-profile, api-note, slow-note, broken-note and the demo tables, in a git repository whose
+    user is Ada Tester."""
+    return make_registry(tmp_path / "registry", {"api-note": API_NOTE, "slow-note": SLOW_NOTE,
+                                                 "broken-note": BROKEN_NOTE}, with_git=True)
 
 
 @pytest.fixture
 def make_app(chat_registry):
-    """Factory: the app exactly as `snakegate chat` builds it (guided unless a model/base_url is given)."""
+    """Factory: the app exactly as `snakegate chat` builds it (guided unless a model/base_url is given); the
+    registry is loaded after the first paint, as the command does."""
 
     def make(*, guided: bool = True, model: str | None = None, base_url: str | None = None,
              approved_by: str = "Ada Tester"):
         settings = load_settings(chat_registry)
-        return build_app(Registry.load(chat_registry), settings, guided=guided, model=model, base_url=base_url,
-                         approved_by=approved_by, conversation_id="c-tui-test")
+        return build_app(lambda: Registry.load(chat_registry), settings, guided=guided, model=model,
+                         base_url=base_url, approved_by=approved_by, conversation_id="c-tui-test")
 
     return make
 
@@ -64,14 +99,39 @@ async def wait_until(pilot, predicate, timeout: float = 30.0, what: str = "the c
     await pilot.pause()
 
 
+async def connected(pilot) -> None:
+    """Wait until the registry is loaded and the greeting is shown."""
+    await wait_until(pilot, lambda: pilot.app.conversation is not None and pilot.app._connected.is_set(),
+                     what="the registry to load")
+
+
 async def say(pilot, text: str, timeout: float = 60.0) -> None:
     """Type a message, send it, and wait until the turn is on screen."""
     app = pilot.app
     prompt = app.query_one("#prompt")
     prompt.value = text
     await pilot.press("enter")
-    # the turn is over when the input is back: enabled and focused (so screenshots see the same cursor)
     await wait_until(pilot, lambda: not app.thinking and app.focused is prompt, timeout, f"the answer to {text!r}")
+
+
+async def type_secret(pilot, param: str, value: str, timeout: float = 60.0) -> None:
+    """Type a sensitive value into the panel's masked field and press Enter; wait for the turn it starts."""
+    app = pilot.app
+    await wait_until(pilot, lambda: bool(app.query(f"#secret-{param}")), what=f"the masked field for {param}")
+    field = app.query_one(f"#secret-{param}")
+    field.focus()
+    field.value = value
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: not app.thinking, timeout, f"the turn after setting {param}")
+
+
+async def approve_and_wait(pilot, timeout: float = 300.0) -> str:
+    """ctrl+r, then wait for the run to end; returns the run panel's text."""
+    app = pilot.app
+    await pilot.press("ctrl+r")
+    await wait_until(pilot, lambda: app.running, 30, "the run to start")
+    await wait_until(pilot, lambda: not app.running, timeout, "the run to finish")
+    return text_of(app.query_one("#run-status"))
 
 
 def text_of(widget) -> str:
@@ -84,9 +144,53 @@ def text_of(widget) -> str:
     return console.export_text()
 
 
+def screen_lines(app) -> str:
+    """The screen as plain text, line by line, as a terminal shows it."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), record=True, color_system=None,
+                      force_terminal=True, legacy_windows=False, safe_box=False)
+    console.print(app.screen._compositor.render_update(full=True, screen_stack=app._background_screens))
+    return console.export_text()
+
+
 def screen_text(app) -> str:
     """Everything on screen as plain text: the SVG screenshot without its markup (lines run together)."""
     svg = app.export_screenshot()
     body = svg.split("</style>", 1)[-1]
     return html.unescape(re.sub(r"<[^>]+>", "", body)).replace("\xa0", " ")
 
+
+def write_run(root: Path, run_id: str, *, params: dict | None = None, prov: dict | None = None,
+              **record) -> Path:
+    """A run folder as the runner leaves it (run.json, invocation.json, optionally prov.json), with fixed
+    times and ids, for history tests and snapshots that must not depend on the clock."""
+    run_dir = root / "runs" / run_id
+    (run_dir / "results").mkdir(parents=True)
+    record = {"run_id": run_id, "version": "1.0.0", "invocation_id": run_id.rsplit("-", 1)[-1] * 8,
+              "stage": "finished", **record}
+    (run_dir / "run.json").write_text(json.dumps(record, indent=2, sort_keys=True))
+    invocation = {"invocation": {"workflow": record.get("workflow"), "version": record["version"],
+                                 "params": params or {}}, "invocation_id": record["invocation_id"]}
+    (run_dir / "invocation.json").write_text(json.dumps(invocation, indent=2, sort_keys=True))
+    if prov is not None:
+        (run_dir / "prov.json").write_text(json.dumps(prov))
+    return run_dir
+
+
+def history_rows(screen) -> list[str]:
+    """The run ids the history table lists, top to bottom."""
+    from textual.widgets import DataTable
+
+    table = screen.query_one("#runs", DataTable)
+    return [table.coordinate_to_cell_key((i, 0)).row_key.value for i in range(table.row_count)]
+
+
+async def open_history(pilot) -> None:
+    """Wait for the registry, press ctrl+o, wait until the history lists its runs."""
+    from snakegate.tui.history import HistoryScreen
+
+    app = pilot.app
+    await connected(pilot)
+    await pilot.press("ctrl+o")
+    await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen) and history_rows(app.screen),
+                     what="the history to list runs")

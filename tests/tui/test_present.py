@@ -1,16 +1,19 @@
-"""What the chat shows, as plain strings: masking, run outcomes, failures, line breaks (no app needed)."""
+"""What the chat shows, as plain strings: masking, why nothing can be approved, run outcomes with the real
+failure, the result summary, history rows, a diff (no app needed)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from chat_pilot import API_NOTE, SECRET
 from snakegate.agent.backends import OpenAIBackend
 from snakegate.agent.guided import GuidedBackend
-from snakegate.runner import RunOutcome
-from snakegate.tui import present
+from snakegate.agent.redact import PLACEHOLDER
+from snakegate.tui import present, present_runs
 
 SCHEMA = json.loads(API_NOTE["schema.json"])
+ROOT = Path("/registry")
 
 
 def test_sensitive_params_are_masked_and_the_others_shown():
@@ -23,31 +26,95 @@ def test_without_a_schema_every_value_is_masked():
     assert set(lines.values()) == {present.MASK}
 
 
+def test_the_placeholder_is_the_agents():
+    assert present.PLACEHOLDER == PLACEHOLDER
+
+
 def test_secrets_in_a_draft_are_found_for_masking_the_transcript():
     assert present.secrets_in(SCHEMA, {"token": SECRET, "label": "hello"}) == [SECRET]
 
 
-def test_a_failed_run_names_the_rule_its_log_and_the_error(tmp_path):
-    run_dir = tmp_path / "runs" / "r1"
-    record = {"duration_s": 2.5, "failed_rule": "clean", "failed_log": ["runs/r1/logs/clean.log"],
-              "error": "KeyError: 'weight'", "outputs": [{"name": "cleaned", "exists": False}]}
-    outcome = RunOutcome(run_id="r1", run_dir=run_dir, status="failed", exit_code=1, record=record, gate=None)
-    status, lines = present.outcome_lines(outcome, tmp_path)
-    assert status == "failed"
-    assert lines[0] == "failed · run r1 · 2.5 s"
-    assert "failed rule: clean" in lines and "log: runs/r1/logs/clean.log" in lines
-    assert "error: KeyError: 'weight'" in lines
-    assert "run folder: runs/r1/" in lines  # nothing was made: point at the run's folder
-    assert lines[-1] == "provenance: snakegate prov r1"
+def test_sensitive_params_of_a_contract_get_a_masked_field():
+    assert [name for name, _ in present.sensitive_params(SCHEMA)] == ["token"]
+    assert present.sensitive_params(None) == []
 
 
-def test_a_succeeded_run_points_to_its_outputs_and_provenance(tmp_path):
-    run_dir = tmp_path / "runs" / "r2"
-    record = {"duration_s": 1.0, "outputs": [{"name": "profile", "exists": True}]}
-    outcome = RunOutcome(run_id="r2", run_dir=run_dir, status="succeeded", exit_code=0, record=record, gate=None)
-    _, lines = present.outcome_lines(outcome, tmp_path)
-    assert "outputs: runs/r2/results/" in lines and "made: profile" in lines
-    assert "provenance: snakegate prov r2" in lines
+def test_ctrl_r_with_nothing_to_approve_says_why():
+    def why(**state):
+        return present.not_approvable(**{"loading": False, "thinking": False, "running": False,
+                                         "withdrawn": None, **state})
+
+    assert "registry is still loading" in why(loading=True)
+    assert "run is going" in why(running=True) and "ctrl+c" in why(running=True)
+    assert "still answering" in why(thinking=True)
+    assert "withdrawn (you started over)" in why(withdrawn="you started over")
+    assert "no draft has passed the gate" in why()
+
+
+def test_a_failed_run_names_the_rule_the_real_error_and_the_log_tail():
+    record = {"duration_s": 2.5, "failure": {
+        "rule": "clean", "exception": "KeyError", "message": "'weight'", "log": "logs/clean.log",
+        "log_tail": [f"line {i}" for i in range(10)] + ["KeyError: 'weight'"]}}
+    lines = present_runs.outcome_lines("failed", "r1", record, ROOT / "runs" / "r1", ROOT)
+    assert lines[:2] == ["✗ failed · 2.5 s", "run r1"]
+    assert "failed rule: clean" in lines and "error: KeyError: 'weight'" in lines and "log: logs/clean.log" in lines
+    tail = [line for line in lines if line.startswith("│ ")]
+    assert len(tail) == present_runs.LOG_TAIL_LINES and tail[-1] == "│ KeyError: 'weight'"
+    assert lines[-1] == "runs/r1/"
+
+
+def test_a_failed_run_without_a_failure_object_uses_the_older_fields():
+    record = {"failed_rule": "clean", "failed_log": ["runs/r1/logs/clean.log"], "error": "KeyError: 'weight'"}
+    facts = present_runs.failure_facts(record)
+    assert facts == {"rule": "clean", "message": "KeyError: 'weight'", "log": "runs/r1/logs/clean.log",
+                     "log_tail": []}
+
+
+def test_a_cancelled_run_names_the_signal_and_the_jobs_that_were_running():
+    record = {"duration_s": 4.0, "cancelled_by": "SIGINT", "running_jobs": ["note"]}
+    lines = present_runs.outcome_lines("cancelled", "r3", record, ROOT / "runs" / "r3", ROOT)
+    assert "cancelled by SIGINT while note ran; the record says how far it got" in lines
+
+
+def test_the_result_summary_has_key_numbers_plots_and_outputs():
+    record = {"duration_s": 10.6, "outputs": [
+        {"name": "cleaned", "path": "runs/r2/results/cleaned.csv", "exists": True},
+        {"name": "profile", "path": "runs/r2/results/profile.json", "exists": True},
+        {"name": "plot", "path": "runs/r2/results/profile.png", "exists": True}]}
+    text = present_runs.result_summary("succeeded", "r2", record,
+                                       {"profile": {"rows_in": 40, "rows_out": 32, "columns": {}, "ok": True}},
+                                       ROOT / "runs" / "r2", ROOT)
+    assert text.startswith("**Run r2 succeeded** in 10.6 s.")
+    assert "`rows_in = 40`, `rows_out = 32`" in text and "ok =" not in text  # booleans are not key numbers
+    assert "Plots: `runs/r2/results/profile.png`" in text
+    assert "`runs/r2/results/cleaned.csv`, `runs/r2/results/profile.json`" in text
+    assert "snakegate prov r2" in text
+
+
+def test_a_history_row_reads_the_same_whatever_the_clock():
+    row = present_runs.history_row({"run_id": "20261122T160920Z-d8a69fe7", "workflow": "tabular-profile",
+                                    "status": "failed", "duration_s": 75, "started": "2026-11-22T16:09:20.123Z"})
+    assert row == ("20261122T160920Z-d8a69fe7", "tabular-profile", "✗ failed", "1 min 15 s", "2026-11-22 16:09Z")
+
+
+def test_the_history_filter_needs_every_word():
+    record = {"run_id": "r1", "workflow": "tabular-profile", "status": "failed", "started": "2026-11-22T16:09Z"}
+    assert present_runs.matches(record, "tabular FAILED")
+    assert present_runs.matches(record, "2026-11-22")
+    assert not present_runs.matches(record, "tabular succeeded")
+
+
+def test_a_diff_shows_the_changed_param_first():
+    diff = {"run_a": "A", "run_b": "B", "workflow": ["w", "w"], "version": ["1", "1"],
+            "params": [{"path": "params.missing_strategy", "change": "changed", "a": "remove", "b": "fill_mean"}],
+            "outputs": [{"name": "profile", "status": "differs",
+                         "values": [{"path": "rows_out", "change": "changed", "a": 32, "b": 40}]}],
+            "identical_outputs": ["plot"]}
+    lines = present_runs.diff_lines(diff)
+    assert lines[0] == "A  →  B"
+    assert "Parameters (1 changed)" in lines and "  params.missing_strategy: remove → fill_mean" in lines
+    assert "  profile: differs, 1 value(s) changed" in lines and "      rows_out: 32 → 40" in lines
+    assert "  identical: plot" in lines
 
 
 def test_the_header_names_the_guided_dialogue_or_the_model_and_its_server():

@@ -1,0 +1,230 @@
+"""How runs read on screen: progress, outcome, the failure and its log, the result summary, history rows, a diff.
+
+Pure functions over plain data (a run record as read from run.json, a
+RunFacts from runinfo.py, a diff from provenance.compare): nothing here reads
+a file, touches a widget or calls the network. Times are shown as recorded
+(UTC), never relative to now, so the same record always reads the same.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from snakegate.tui.present import relative
+
+LOG_TAIL_LINES = 6   # lines of a failed job's log shown in the run panel (the panel is small at 80x24)
+MAX_KEY_NUMBERS = 6
+STATUS_MARK = {"succeeded": "✓", "failed": "✗", "cancelled": "■", "running": "▶", "interrupted": "!",
+               "incomplete": "!", "refused": "✗"}
+
+
+def duration_text(seconds: Any) -> str:
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
+        return "–"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(int(round(seconds)), 60)
+    return f"{minutes} min {secs:02d} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def when_text(started: Any) -> str:
+    """'2026-11-22T16:09:20.123Z' -> '2026-11-22 16:09Z' (as recorded, in UTC)."""
+    if not isinstance(started, str) or len(started) < 16:
+        return "–"
+    return f"{started[:10]} {started[11:16]}Z"
+
+
+def progress_text(done: int, total: int | None, rule: str | None) -> str:
+    step = f"step {done}/{total}" if total is not None else f"step {done}"
+    return f"{step} · {rule}" if rule and rule != "snakegate_all" else step
+
+
+# ---- one finished run: the run panel -----------------------------------------------------------------
+
+def failure_facts(record: dict) -> dict:
+    """The failure as run.json records it: {rule, message, log, log_tail}. Reads the `failure` object when
+    the run has one, else the older flat fields (failed_rule, error, failed_log)."""
+    failure = record.get("failure") if isinstance(record.get("failure"), dict) else {}
+    rule = failure.get("rule") or record.get("failed_rule")
+    exception, message = failure.get("exception"), failure.get("message")
+    if message:
+        text = f"{exception}: {message}" if exception and not str(message).startswith(str(exception)) else message
+    else:
+        text = record.get("error")
+    log = failure.get("log") or record.get("failed_log")
+    if isinstance(log, list):
+        log = ", ".join(str(x) for x in log) or None
+    tail = failure.get("log_tail") if isinstance(failure.get("log_tail"), list) else []
+    return {"rule": rule, "message": str(text) if text else None, "log": log,
+            "log_tail": [str(x) for x in tail][-LOG_TAIL_LINES:]}
+
+
+def outcome_lines(status: str, run_id: str, record: dict, run_dir: Path, root: Path) -> list[str]:
+    """The run panel after a run: status and duration, then what went wrong (rule, real error, log tail),
+    or where the outputs are."""
+    head = f"{STATUS_MARK.get(status, '·')} {status} · {duration_text(record.get('duration_s'))}"
+    lines = [head, f"run {run_id}"]
+    if status == "failed":
+        f = failure_facts(record)
+        if f["rule"]:
+            lines.append(f"failed rule: {f['rule']}")
+        lines.append(f"error: {f['message'] or 'no message recorded'}")
+        if f["log"]:
+            lines.append(f"log: {f['log']}")
+        lines += [f"│ {line}" for line in f["log_tail"]]
+    elif status == "cancelled":
+        by = record.get("cancelled_by")
+        running = record.get("running_jobs") or []
+        lines.append("cancelled" + (f" by {by}" if by else "") +
+                     (f" while {', '.join(running)} ran" if running else "") + "; the record says how far it got")
+    elif status == "incomplete":
+        missing = record.get("missing_outputs") or []
+        lines.append("missing outputs: " + (", ".join(str(m) for m in missing) or "unknown"))
+    elif status == "interrupted":
+        lines.append("the front end stopped before the run was recorded; completed from Snakemake's records")
+    if status != "succeeded":
+        lines.append(f"{relative(run_dir, root)}/")
+    return lines
+
+
+def refusal_lines(message: str, problems: list[str]) -> list[str]:
+    """A refusal at execute time: nothing ran; say so and what to do."""
+    return ["✗ nothing was run: " + message, *[f"  - {p}" for p in problems],
+            "Ask for a new draft (the files or the workflow may have changed since you approved it)."]
+
+
+# ---- the result summary in the chat ------------------------------------------------------------------
+
+def key_numbers(outputs: dict[str, Any], limit: int = MAX_KEY_NUMBERS) -> list[str]:
+    """'name = value' for the top-level numbers of each JSON output ({output name: parsed JSON})."""
+    found = []
+    for _, value in sorted(outputs.items()):
+        if not isinstance(value, dict):
+            continue
+        for key, v in value.items():
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                found.append(f"{key} = {_number(v)}")
+    return found[:limit]
+
+
+def _number(v: float) -> str:
+    return str(v) if isinstance(v, int) else f"{v:.4g}"
+
+
+PLOT_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
+
+
+def result_summary(status: str, run_id: str, record: dict, json_outputs: dict[str, Any], run_dir: Path,
+                   root: Path) -> str:
+    """Markdown for the chat once a run ends: the outcome, key numbers, plots and where everything is."""
+    lines = [f"**Run {run_id} {status}** in {duration_text(record.get('duration_s'))}."]
+    if status == "failed":
+        f = failure_facts(record)
+        lines.append(f"It failed in `{f['rule'] or 'an unknown rule'}`: {f['message'] or 'no message recorded'}")
+        if f["log"]:
+            log = f["log"] if f["log"].startswith("runs/") else f"{relative(run_dir, root)}/{f['log']}"
+            lines.append(f"Log: `{log}`")
+    numbers = key_numbers(json_outputs)
+    if numbers:
+        lines.append("Key numbers: " + ", ".join(f"`{n}`" for n in numbers))
+    made = [o for o in record.get("outputs") or [] if isinstance(o, dict) and o.get("exists")]
+    plots = [o["path"] for o in made if str(o.get("path", "")).lower().endswith(PLOT_SUFFIXES)]
+    if plots:
+        lines.append("Plots: " + ", ".join(f"`{p}`" for p in plots))
+    others = [o["path"] for o in made if o["path"] not in plots]
+    if others:
+        lines.append("Outputs: " + ", ".join(f"`{p}`" for p in others))
+    lines.append(f"Provenance: `snakegate prov {run_id}`; all runs: ctrl+o.")
+    return "\n".join(lines)
+
+
+# ---- the history -------------------------------------------------------------------------------------
+
+def history_row(record: dict) -> tuple[str, str, str, str, str]:
+    """(run id, workflow, status, duration, when) for one line of the history table."""
+    status = str(record.get("status") or "unknown")
+    return (str(record.get("run_id")), str(record.get("workflow") or "–"),
+            f"{STATUS_MARK.get(status, '·')} {status}", duration_text(record.get("duration_s")),
+            when_text(record.get("started")))
+
+
+def matches(record: dict, text: str) -> bool:
+    """The history filter: every word must appear in the run's id, workflow, status or start time."""
+    hay = " ".join(str(record.get(k) or "") for k in ("run_id", "workflow", "status", "started")).lower()
+    return all(word in hay for word in text.lower().split())
+
+
+def detail_lines(facts) -> list[str]:
+    """One run opened from the history (facts: runinfo.RunFacts; params already masked)."""
+    r = facts.record
+    status = str(r.get("status") or "unknown")
+    lines = [f"{STATUS_MARK.get(status, '·')} {status} · {duration_text(r.get('duration_s'))} · "
+             f"started {when_text(r.get('started'))}",
+             f"workflow: {r.get('workflow') or '–'} {r.get('version') or ''}".rstrip(),
+             f"invocation: {r.get('invocation_id') or '–'}"]
+    if r.get("parent_run"):
+        changes = ", ".join(f"{k}={_shown(v)}" for k, v in (r.get("fork_changes") or {}).items())
+        lines.append(f"fork of: {r['parent_run']}" + (f" ({changes})" if changes else ""))
+    if r.get("rerun_of"):
+        lines.append(f"rerun of: {r['rerun_of']}")
+    if status == "failed":
+        f = failure_facts(r)
+        lines += ["", "Failure", f"  rule: {f['rule'] or '–'}", f"  error: {f['message'] or 'no message recorded'}"]
+        if f["log"]:
+            lines.append(f"  log: {f['log']}")
+        lines += [f"  │ {line}" for line in f["log_tail"]]
+    lines += ["", "Parameters"] + [f"  {name}: {value}" for name, value in facts.params] or ["  (none)"]
+    lines += ["", "Outputs"]
+    outputs = [o for o in r.get("outputs") or [] if isinstance(o, dict)]
+    lines += [f"  {o.get('name')}: {o.get('path')}" + ("" if o.get("exists") else " (missing)") for o in outputs] \
+        or ["  (none recorded)"]
+    lines += ["", "Provenance"]
+    origin = r.get("origin") if isinstance(r.get("origin"), dict) else facts.origin or {}
+    if origin:
+        lines.append(f"  proposed by: {origin.get('model') or '–'} ({origin.get('proposed_by_backend') or '–'})")
+        lines.append(f"  approved by: {origin.get('approved_by') or '–'} at {origin.get('approved_at') or '–'}")
+    else:
+        lines.append(f"  started from: {r.get('source') or 'the command line'} (no chat approval)")
+    for label, value in facts.git:
+        lines.append(f"  {label}: {value}")
+    if not facts.git:
+        lines.append(f"  git: {facts.prov_note or 'not recorded'}")
+    return lines
+
+
+def _shown(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def diff_lines(diff: dict) -> list[str]:
+    """provenance.compare.diff_runs' result, as the diff screen shows it (params first: what was changed)."""
+    lines = [f"{diff['run_a']}  →  {diff['run_b']}"]
+    wa, wb = diff.get("workflow") or [None, None], diff.get("version") or [None, None]
+    if wa[0] != wa[1] or wb[0] != wb[1]:
+        lines.append(f"workflow: {wa[0]} {wb[0]} → {wa[1]} {wb[1]}")
+    params = diff.get("params") or []
+    lines += ["", f"Parameters ({len(params)} changed)" if params else "Parameters: identical"]
+    for c in params:
+        lines.append(f"  {c['path']}: {_side(c, 'a')} → {_side(c, 'b')}")
+    outputs = diff.get("outputs") or []
+    same = diff.get("identical_outputs") or []
+    lines += ["", f"Outputs ({len(outputs)} differ, {len(same)} identical)"]
+    for o in outputs:
+        values = o.get("values") or []
+        lines.append(f"  {o['name']}: {o['status']}" + (f", {len(values)} value(s) changed" if values else ""))
+        for v in values[:8]:
+            lines.append(f"      {v['path']}: {_side(v, 'a')} → {_side(v, 'b')}")
+        if len(values) > 8:
+            lines.append(f"      … {len(values) - 8} more (snakegate diff --json)")
+    if same:
+        lines.append("  identical: " + ", ".join(same))
+    return lines
+
+
+def _side(change: dict, side: str) -> str:
+    if side not in change:
+        return "(absent)"
+    text = _shown(change[side])
+    return text if len(text) <= 40 else text[:39] + "…"

@@ -1,0 +1,135 @@
+"""What the chat reads about runs: the history's records, one run's facts, a finished run's JSON outputs, a diff.
+
+Every function here reads run folders through the core
+(`snakegate.provenance.runstore`, `compare`, `origin`) and returns plain
+data; it never writes, never runs anything and is called from a background
+thread (reading prov.json of a big run takes a moment). Sensitive params are
+masked through the workflow's contract before they leave this module; a run
+whose workflow is gone from the registry has every param masked.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MAX_JSON_BYTES = 1024 * 1024  # a bigger JSON output is not read for its key numbers
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """One run as the history's detail view shows it."""
+
+    run_dir: Path
+    record: dict
+    params: list[tuple[str, str]]                   # (name, shown value), sensitive values masked
+    origin: dict | None = None                      # origin.json when the record does not embed it
+    git: list[tuple[str, str]] = field(default_factory=list)  # (label, SHA) from the PROV record
+    prov_note: str | None = None                    # why there are no git facts
+
+
+def list_runs(runs_dir: Path) -> list[dict]:
+    """Every run record, newest first (by start time, then id)."""
+    from snakegate.provenance import runstore
+
+    records = runstore.list_runs(runs_dir)
+    return sorted(records, key=lambda r: (str(r.get("started") or ""), str(r.get("run_id"))), reverse=True)
+
+
+def find(runs_dir: Path, run_id: str) -> Path:
+    from snakegate.provenance import runstore
+
+    return runstore.find_run(runs_dir, run_id)
+
+
+def _schema_of(registry, workflow_id: str | None) -> dict | None:
+    wf = registry.get(workflow_id) if workflow_id else None
+    return wf.schema if wf is not None else None
+
+
+def run_facts(registry, run_dir: Path) -> RunFacts:
+    from snakegate.provenance import compare, runstore
+    from snakegate.provenance.origin import read_origin
+    from snakegate.tui.present import param_lines
+
+    record = runstore.read_run(run_dir)
+    record.setdefault("run_id", run_dir.name)
+    invocation = runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}
+    params = param_lines(_schema_of(registry, record.get("workflow") or invocation.get("workflow")),
+                         invocation.get("params") or {})
+    git, note = [], None
+    try:
+        git = _git_facts(compare.load_prov(run_dir))
+    except compare.ProvMissing as exc:
+        note = str(exc)
+    return RunFacts(run_dir=run_dir, record=record, params=params, origin=read_origin(run_dir), git=git,
+                    prov_note=note)
+
+
+# the PROV attributes that pin what ran, by local name (the vocabulary's prefix may change)
+_GIT_LABELS = (("gitCommit", "registry commit"), ("gitTree", "workflow git tree"),
+               ("contentHash", "workflow content hash"))
+
+
+def _git_facts(prov: dict) -> list[tuple[str, str]]:
+    from snakegate.provenance.compare import plain
+
+    found: dict[str, str] = {}
+    for attrs in (prov.get("entity") or {}).values():
+        if not isinstance(attrs, dict):
+            continue
+        for key, value in attrs.items():
+            local = str(key).rsplit(":", 1)[-1]
+            for name, label in _GIT_LABELS:
+                if local == name and label not in found and plain(value):
+                    found[label] = str(plain(value))
+    return [(label, found[label]) for _, label in _GIT_LABELS if label in found]
+
+
+def json_outputs(record: dict, run_dir: Path) -> dict[str, Any]:
+    """{output name: parsed JSON} for each declared JSON output the run made (for the result summary)."""
+    out: dict[str, Any] = {}
+    for o in record.get("outputs") or []:
+        if not isinstance(o, dict) or not o.get("exists") or not str(o.get("path", "")).endswith(".json"):
+            continue
+        path = _inside_run(run_dir, str(o["path"]))
+        if path is None:
+            continue
+        try:
+            if path.stat().st_size <= MAX_JSON_BYTES:
+                out[str(o.get("name"))] = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def _inside_run(run_dir: Path, recorded: str) -> Path | None:
+    """run.json's output paths are registry-relative (runs/<id>/results/x): the part inside the run folder."""
+    parts = Path(recorded).parts
+    if run_dir.name in parts:
+        return run_dir.joinpath(*parts[parts.index(run_dir.name) + 1:])
+    return None
+
+
+def diff(registry, run_a: Path, run_b: Path) -> dict:
+    """provenance.compare.diff_runs with each run's declared outputs and its sensitive params hidden."""
+    from snakegate.provenance import capture, compare, runstore
+
+    def workflow(run_dir):
+        wf_id = runstore.read_run(run_dir).get("workflow")
+        return registry.get(wf_id) if wf_id else None
+
+    def outputs(wf):
+        return {name: o.model_dump() for name, o in wf.manifest.outputs.items()} if wf else None
+
+    def redactor(wf):
+        # as `snakegate diff` does: a sensitive value shows as its recorded hash, so a change still shows;
+        # a workflow gone from the registry has every value hidden
+        if wf is None:
+            return lambda params: {k: capture.sensitive_hash(v) for k, v in params.items()}
+        return lambda params: capture.redact_params(wf.schema, params)[0]
+
+    wa, wb = workflow(run_a), workflow(run_b)
+    return compare.diff_runs(run_a, run_b, (outputs(wa), outputs(wb)), redact=(redactor(wa), redactor(wb)))

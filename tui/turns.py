@@ -1,0 +1,152 @@
+"""Conversation turns in the chat app: send a message, show each event as it happens, stop a turn with Esc.
+
+`TurnsMixin` is part of `ChatApp` (app.py). A turn runs `Conversation.send`
+in a daemon thread (background.py): the screen never waits for the model,
+Esc abandons the turn at once (the conversation rolls it back), and ctrl+q
+quits at once. A message the model could not answer, or one the researcher
+stopped, goes back into the input. Drafts that arrive are shown on the panel;
+a withdrawn draft (the researcher started over or moved to another workflow)
+leaves the panel at once, so it can never be approved while a new one is
+being filled. Sensitive params are typed in the panel's masked fields and
+handed to the conversation out of band; the chat only ever carries
+"<redacted>".
+"""
+
+from __future__ import annotations
+
+import threading
+
+from textual import work
+from textual.widgets import Input
+
+from snakegate.agent.events import ActionCalled, BackendFailed, DraftCleared, DraftReady
+from snakegate.tui import present
+from snakegate.tui.background import in_thread
+from snakegate.tui.messages import SensitiveEntered, TurnEvent, TurnFinished
+
+PROMPT = "Type here; Enter sends"
+BUSY = "waiting for the model… (Esc stops it)"
+
+
+class TurnsMixin:
+    """The turn half of ChatApp: needs `conversation`, `transcript`, `panel` and `_refresh_approve()`."""
+
+    def _init_turns(self) -> None:
+        self.thinking = False       # a model turn is running
+        self.turn = 0               # number of the current turn; late events of older turns are dropped
+        self._turn_cancel = threading.Event()
+        self._turn_text: str | None = None  # what the researcher typed, put back if the turn fails or is stopped
+        self.filling: str | None = None     # the workflow the conversation is filling in (its masked fields)
+
+    @property
+    def prompt(self) -> Input:
+        return self.query_one("#prompt", Input)
+
+    # ---- sending ------------------------------------------------------------------------------------------
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "prompt":
+            return
+        text = event.value.strip()
+        if not text or self.thinking:
+            return
+        event.input.clear()
+        self.start_turn(text, shown=text, restorable=True)
+
+    def start_turn(self, text: str, *, shown: str, restorable: bool) -> None:
+        self.turn += 1
+        self._turn_cancel = threading.Event()
+        self._turn_text = text if restorable else None
+        self.transcript.add_researcher(shown)
+        self._set_thinking(True)
+        self._run_turn(self.turn, text, self._turn_cancel)
+
+    @work(exclusive=True, group="turn")
+    async def _run_turn(self, turn: int, text: str, cancel: threading.Event) -> None:
+        conversation = await self.conversation_ready()
+
+        def on_event(event) -> None:  # in the turn's thread: only post
+            self.post_message(TurnEvent(turn, event))
+
+        events = await in_thread(conversation.send, text, on_event=on_event, cancel=cancel, name="snakegate-turn")
+        self.post_message(TurnFinished(turn, events))
+
+    def _current(self, turn: int) -> bool:
+        return turn == self.turn and not self._turn_cancel.is_set()
+
+    def on_turn_event(self, message: TurnEvent) -> None:
+        if not self._current(message.turn):
+            return
+        event = message.event
+        self.transcript.show_events([event])
+        if isinstance(event, DraftReady):
+            self.draft_proposed(event.draft)
+        elif isinstance(event, DraftCleared):
+            self.draft_withdrawn(event.reason)
+        elif isinstance(event, ActionCalled) and event.ok and event.name == "describe_workflow":
+            self._fill(str(event.arguments.get("workflow")))
+
+    def on_turn_finished(self, message: TurnFinished) -> None:
+        if not self._current(message.turn):
+            return
+        if any(isinstance(e, BackendFailed) for e in message.events):
+            self._give_back_text()
+        self._set_thinking(False)
+
+    # ---- stopping and starting over -------------------------------------------------------------------------
+
+    def action_cancel_turn(self) -> None:
+        """Esc: stop waiting for the model. The conversation forgets the turn; the message goes back in the
+        input so it can be edited and sent again."""
+        if not self.thinking:
+            return
+        self._turn_cancel.set()
+        self.workers.cancel_group(self, "turn")
+        self.transcript.add_note("■ stopped: the model's answer to this message will be ignored", ok=False)
+        self._give_back_text()
+        self._set_thinking(False)
+
+    def action_new_conversation(self) -> None:
+        """ctrl+n: start over (as typing `restart` does): the history, the draft and typed secrets are dropped."""
+        if self.thinking:
+            self.action_cancel_turn()
+        if self.conversation is not None:
+            self.start_turn("restart", shown="restart", restorable=False)
+
+    def _give_back_text(self) -> None:
+        if self._turn_text and not self.prompt.value:
+            self.prompt.value = self._turn_text
+            self.prompt.cursor_position = len(self._turn_text)
+        self._turn_text = None
+
+    def _set_thinking(self, busy: bool) -> None:
+        self.thinking = busy
+        self._refresh_approve()
+        self.prompt.placeholder = BUSY if busy else PROMPT
+        self.refresh_bindings()
+        if not busy:
+            self.prompt.focus()
+
+    # ---- sensitive params -------------------------------------------------------------------------------------
+
+    def _fill(self, workflow: str) -> None:
+        """The conversation is filling `workflow`: offer a masked field for each of its sensitive params."""
+        self.filling = workflow
+        self.panel.ask_secrets(workflow, present.sensitive_params(self.schema_of(workflow)))
+
+    def on_sensitive_entered(self, message: SensitiveEntered) -> None:
+        message.stop()
+        if self.conversation is None or self.thinking:
+            self.notify("Wait for the model's answer, then press Enter in the field again.", timeout=4)
+            return
+        self.conversation.set_sensitive(message.workflow, message.param, message.value)
+        self.panel.secret_set(message.param)
+        # The model learns only that the value was set: it refers to it as "<redacted>", which the gate
+        # replaces by the value held out of band. (The guided dialogue reads this as its `set` command.)
+        self.start_turn(f"set {message.param}={present.PLACEHOLDER}",
+                        shown=f"set {message.param}={present.MASK}", restorable=False)
+        self.prompt.focus()
+
+    def schema_of(self, workflow_id: str | None) -> dict | None:
+        wf = self.registry.get(workflow_id) if self.registry is not None and workflow_id else None
+        return wf.schema if wf is not None else None
