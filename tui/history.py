@@ -216,7 +216,7 @@ class DiffScreen(Screen):
     async def _load(self) -> None:
         def read():
             a, b = (runinfo.find(self.settings.runs_dir, r) for r in self.pair)
-            return runinfo.diff(self.registry, a, b)
+            return runinfo.diff(self.registry, self.settings.registry_root, a, b)
 
         try:
             text = "\n".join(present_runs.diff_lines(await in_thread(read, name="snakegate-diff")))

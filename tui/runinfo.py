@@ -113,9 +113,10 @@ def _inside_run(run_dir: Path, recorded: str) -> Path | None:
     return None
 
 
-def diff(registry, run_a: Path, run_b: Path) -> dict:
-    """provenance.compare.diff_runs with each run's declared outputs and its sensitive params hidden."""
-    from snakegate.provenance import capture, compare, runstore
+def diff(registry, registry_root: Path, run_a: Path, run_b: Path) -> dict:
+    """provenance.compare.diff_runs with each run's declared outputs and its sensitive params hidden as
+    `snakegate diff` hides them: by their keyed hash, so a changed secret still shows as changed."""
+    from snakegate.provenance import compare, runstore, secrets
 
     def workflow(run_dir):
         wf_id = runstore.read_run(run_dir).get("workflow")
@@ -125,11 +126,11 @@ def diff(registry, run_a: Path, run_b: Path) -> dict:
         return {name: o.model_dump() for name, o in wf.manifest.outputs.items()} if wf else None
 
     def redactor(wf):
-        # as `snakegate diff` does: a sensitive value shows as its recorded hash, so a change still shows;
-        # a workflow gone from the registry has every value hidden
-        if wf is None:
-            return lambda params: {k: capture.sensitive_hash(v) for k, v in params.items()}
-        return lambda params: capture.redact_params(wf.schema, params)[0]
+        key = secrets.registry_key(registry_root)
+        if wf is None:  # the workflow is gone: nothing can be proven safe to show
+            return lambda params: {k: v if secrets.is_keyed_hash(v) else secrets.keyed_hash(key, v)
+                                   for k, v in params.items()}
+        return lambda params: secrets.redact(wf.schema, params, key)[0]
 
     wa, wb = workflow(run_a), workflow(run_b)
     return compare.diff_runs(run_a, run_b, (outputs(wa), outputs(wb)), redact=(redactor(wa), redactor(wb)))
