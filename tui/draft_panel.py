@@ -74,20 +74,25 @@ class DraftPanel(Vertical):
 
     # ---- sensitive params -----------------------------------------------------------------------------------
 
-    def ask_secrets(self, workflow: str, params: list[tuple[str, str]]) -> None:
-        """One masked field per sensitive param of the workflow being filled (none: the fields go)."""
+    def ask_secret(self, workflow: str, param: str) -> None:
+        """A masked field for one sensitive param (dotted when nested) of the workflow being filled."""
         box = self.query_one("#secrets", Vertical)
-        if getattr(box, "workflow", None) == workflow and params:
-            return  # already asking for these
-        box.remove_children()
-        box.workflow = workflow if params else None
-        for name, _ in params:
-            box.mount(Static(f"{name} (sensitive): type it here", classes="secret-label", markup=False))
-            box.mount(SecretInput(workflow, name))
+        if getattr(box, "workflow", None) != workflow:
+            self.clear_secrets()
+            box.workflow = workflow
+        if any(field.param == param for field in self.query(SecretInput)):
+            return
+        box.mount(Static(f"{param} (sensitive): type it here", classes="secret-label", markup=False))
+        box.mount(SecretInput(workflow, param))
 
-    def secret_set(self, name: str) -> None:
+    def clear_secrets(self) -> None:
+        box = self.query_one("#secrets", Vertical)
+        box.remove_children()
+        box.workflow = None
+
+    def secret_set(self, param: str) -> None:
         for field in self.query(SecretInput):
-            if field.param == name:
+            if field.param == param:
                 field.value = ""
                 field.placeholder = f"set {present.MASK}"
 
@@ -97,7 +102,7 @@ class SecretInput(Input):
 
     def __init__(self, workflow: str, param: str):
         super().__init__(password=True, placeholder="hidden; never sent to the model", compact=True,
-                         id=f"secret-{param}", classes="secret")
+                         id="secret-" + param.replace(".", "-"), classes="secret")
         self.workflow, self.param = workflow, param
 
     def on_input_submitted(self, event: Input.Submitted) -> None:

@@ -67,11 +67,22 @@ def secrets_in(schema: dict | None, params: dict) -> list[str]:
     return secret_strings(sensitive_values(schema, params).values()) if schema is not None else []
 
 
-def sensitive_params(schema: dict | None) -> list[tuple[str, str]]:
-    """(name, description) of each top-level `x-sensitive` param: the ones typed in the panel's masked field."""
-    props = (schema or {}).get("properties") or {}
-    return [(name, str(sub.get("description") or "")) for name, sub in props.items()
-            if isinstance(sub, dict) and sub.get("x-sensitive") is True]
+def fork_note(draft, schema: dict | None) -> str | None:
+    """'fork of RUN: name → value' for a fork_run draft (sensitive values masked), else None."""
+    fork = getattr(draft, "fork", None)
+    if fork is None:
+        return None
+    from snakegate.agent.redact import sensitive_params
+
+    hidden = {".".join(parts) for parts in sensitive_params(schema)} if schema is not None else None
+
+    def secret(name: str) -> bool:  # the param itself, something inside it, or something it is inside
+        return hidden is None or any(name == h or h.startswith(name + ".") or name.startswith(h + ".")
+                                     for h in hidden)
+
+    changes = ", ".join(f"{name} → {MASK if secret(name) else _value_text(value)}"
+                        for name, value in (fork.changes or {}).items())
+    return f"fork of {fork.parent_run}" + (f": {changes}" if changes else "")
 
 
 def draft_status(state: str, **facts: str) -> str:

@@ -40,7 +40,7 @@ class RunsMixin:
         """A draft passed the gate: it replaces whatever was on the panel; only it can be approved now."""
         self.shown_draft, self.withdrawn = draft, None
         schema = self.schema_of(draft.workflow)
-        self.panel.show_draft(draft, schema, self.settings.registry_root, _fork_note(draft))
+        self.panel.show_draft(draft, schema, self.settings.registry_root, present.fork_note(draft, schema))
         self.transcript.mask(present.secrets_in(schema, draft.params))
         self._refresh_approve()
 
@@ -49,7 +49,7 @@ class RunsMixin:
             return
         self.shown_draft, self.withdrawn = None, reason
         self.panel.clear_draft(f"The draft was withdrawn: {reason}.")
-        self.panel.ask_secrets("", [])
+        self.panel.clear_secrets()
         self._refresh_approve()
 
     def can_approve(self) -> bool:
@@ -183,11 +183,3 @@ class RunsMixin:
         self._run_cancel.set()
         self.run_panel.cancelling()
         self.transcript.add_note("■ cancelling the run (ctrl+c)", ok=False)
-
-
-def _fork_note(draft) -> str | None:
-    fork = getattr(draft, "fork", None)
-    if fork is None:
-        return None
-    changes = ", ".join(f"{k} → {v}" for k, v in (getattr(fork, "changes", None) or {}).items())
-    return f"fork of {fork.parent_run}" + (f": {changes}" if changes else "")

@@ -15,11 +15,12 @@ handed to the conversation out of band; the chat only ever carries
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from textual import work
 from textual.widgets import Input
 
-from snakegate.agent.events import ActionCalled, BackendFailed, DraftCleared, DraftReady
+from snakegate.agent.events import BackendFailed, DraftCleared, DraftReady, SecretRequested
 from snakegate.tui import present
 from snakegate.tui.background import in_thread
 from snakegate.tui.messages import SensitiveEntered, TurnEvent, TurnFinished
@@ -36,7 +37,6 @@ class TurnsMixin:
         self.turn = 0               # number of the current turn; late events of older turns are dropped
         self._turn_cancel = threading.Event()
         self._turn_text: str | None = None  # what the researcher typed, put back if the turn fails or is stopped
-        self.filling: str | None = None     # the workflow the conversation is filling in (its masked fields)
 
     @property
     def prompt(self) -> Input:
@@ -54,21 +54,31 @@ class TurnsMixin:
         self.start_turn(text, shown=text, restorable=True)
 
     def start_turn(self, text: str, *, shown: str, restorable: bool) -> None:
+        """Send `text` (shown in the transcript as `shown`); `restorable`: put it back in the input if the
+        turn fails or is stopped."""
+        self._begin(shown, text if restorable else None,
+                    lambda conversation, **kw: conversation.send(text, **kw))
+
+    def _begin(self, shown: str, restore: str | None, call: Callable) -> None:
         self.turn += 1
         self._turn_cancel = threading.Event()
-        self._turn_text = text if restorable else None
+        self._turn_text = restore
         self.transcript.add_researcher(shown)
         self._set_thinking(True)
-        self._run_turn(self.turn, text, self._turn_cancel)
+        self._run_turn(self.turn, call, self._turn_cancel)
 
     @work(exclusive=True, group="turn")
-    async def _run_turn(self, turn: int, text: str, cancel: threading.Event) -> None:
+    async def _run_turn(self, turn: int, call: Callable, cancel: threading.Event) -> None:
         conversation = await self.conversation_ready()
 
         def on_event(event) -> None:  # in the turn's thread: only post
             self.post_message(TurnEvent(turn, event))
 
-        events = await in_thread(conversation.send, text, on_event=on_event, cancel=cancel, name="snakegate-turn")
+        try:
+            events = await in_thread(call, conversation, on_event=on_event, cancel=cancel, name="snakegate-turn")
+        except Exception as exc:  # noqa: BLE001 - a refusal (UserError) or a bug: say so, keep the app
+            events = [BackendFailed(getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")]
+            self.post_message(TurnEvent(turn, events[0]))
         self.post_message(TurnFinished(turn, events))
 
     def _current(self, turn: int) -> bool:
@@ -83,8 +93,8 @@ class TurnsMixin:
             self.draft_proposed(event.draft)
         elif isinstance(event, DraftCleared):
             self.draft_withdrawn(event.reason)
-        elif isinstance(event, ActionCalled) and event.ok and event.name == "describe_workflow":
-            self._fill(str(event.arguments.get("workflow")))
+        elif isinstance(event, SecretRequested):
+            self.panel.ask_secret(event.workflow, event.param)
 
     def on_turn_finished(self, message: TurnFinished) -> None:
         if not self._current(message.turn):
@@ -113,6 +123,16 @@ class TurnsMixin:
         if self.conversation is not None:
             self.start_turn("restart", shown="restart", restorable=False)
 
+    def fork_run(self, run_id: str, change: str) -> None:
+        """From the history: ask for a fork of `run_id` with `change` (name=value), as the researcher would
+        type it. The fork becomes a draft on the panel, approved like any other; nothing runs from here."""
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+        if self.thinking:
+            self.notify("Wait for the model's answer, then fork again.", timeout=4)
+            return
+        self.start_turn(f"fork {run_id} {change}", shown=f"fork {run_id} {change}", restorable=True)
+
     def _give_back_text(self) -> None:
         if self._turn_text and not self.prompt.value:
             self.prompt.value = self._turn_text
@@ -129,23 +149,17 @@ class TurnsMixin:
 
     # ---- sensitive params -------------------------------------------------------------------------------------
 
-    def _fill(self, workflow: str) -> None:
-        """The conversation is filling `workflow`: offer a masked field for each of its sensitive params."""
-        self.filling = workflow
-        self.panel.ask_secrets(workflow, present.sensitive_params(self.schema_of(workflow)))
-
     def on_sensitive_entered(self, message: SensitiveEntered) -> None:
+        """A value typed in the panel's masked field goes to the conversation out of band; the model (or the
+        guided dialogue) only learns that it was entered, and refers to it as "<redacted>"."""
         message.stop()
         if self.conversation is None or self.thinking:
-            self.notify("Wait for the model's answer, then press Enter in the field again.", timeout=4)
+            self.notify("Wait for the answer, then press Enter in the field again.", timeout=4)
             return
-        self.conversation.set_sensitive(message.workflow, message.param, message.value)
-        self.panel.secret_set(message.param)
-        # The model learns only that the value was set: it refers to it as "<redacted>", which the gate
-        # replaces by the value held out of band. (The guided dialogue reads this as its `set` command.)
-        self.start_turn(f"set {message.param}={present.PLACEHOLDER}",
-                        shown=f"set {message.param}={present.MASK}", restorable=False)
-        self.prompt.focus()
+        workflow, param, value = message.workflow, message.param, message.value
+        self.panel.secret_set(param)
+        self._begin(f"({param} entered in the masked field: {present.MASK})", None,
+                    lambda conversation, **kw: conversation.enter_sensitive(workflow, param, value, **kw))
 
     def schema_of(self, workflow_id: str | None) -> dict | None:
         wf = self.registry.get(workflow_id) if self.registry is not None and workflow_id else None

@@ -18,7 +18,7 @@ from chat_pilot import (SECRET, SIZE, approve_and_wait, connected, say, screen_l
                         type_secret, wait_until)
 from chat_pilot import chat_registry, make_app  # noqa: F401  (fixtures)
 from openai_server import DEFAULT_MODEL, ScriptedOpenAI, call
-from snakegate.agent.redact import PLACEHOLDER as AGENT_PLACEHOLDER
+from snakegate.agent.redact import MASKED_NOTE, PLACEHOLDER as AGENT_PLACEHOLDER
 from snakegate.registry import Registry
 from snakegate.settings import load_settings
 from snakegate.tui import present
@@ -194,7 +194,7 @@ def test_a_sensitive_value_from_the_masked_field_never_reaches_the_model(make_ap
         server.stop()
     assert len(server.requests) == 4
     assert all(SECRET not in body for body in server.raw_bodies)
-    assert server.requests[2]["messages"][-1]["content"] == f"set token={AGENT_PLACEHOLDER}"
+    assert server.requests[2]["messages"][-1]["content"] == MASKED_NOTE.format(param="token")
 
 
 def test_a_failed_message_stays_in_the_input_and_sending_again_works(make_app):

@@ -34,11 +34,6 @@ def test_secrets_in_a_draft_are_found_for_masking_the_transcript():
     assert present.secrets_in(SCHEMA, {"token": SECRET, "label": "hello"}) == [SECRET]
 
 
-def test_sensitive_params_of_a_contract_get_a_masked_field():
-    assert [name for name, _ in present.sensitive_params(SCHEMA)] == ["token"]
-    assert present.sensitive_params(None) == []
-
-
 def test_ctrl_r_with_nothing_to_approve_says_why():
     def why(**state):
         return present.not_approvable(**{"loading": False, "thinking": False, "running": False,
