@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -31,7 +30,6 @@ from ruamel.yaml import YAML, YAMLError
 from snakegate.check.reading import WorkflowSource, find_snakefile, read_workflow
 from snakegate.draftschema import TODO, contract, type_of_path
 from snakegate.errors import ExitCode, UserError
-from snakegate.provenance.hashing import canonical_json
 from snakegate.runconfig import dump_yaml
 
 SKIP_DIRS = frozenset({".git", ".github", ".snakemake", ".test", ".tests", "results", "logs", "benchmarks", "data",

@@ -73,7 +73,11 @@ class RunContext:
 
     @property
     def targets(self) -> list[str]:
-        return [f"{self.prefix}/{out.path}" for out in self.workflow.manifest.outputs.values()]
+        """Every declared output, patterns ({param}, {sheet.column}) expanded from the gated params."""
+        from snakegate.outputs import expand_outputs
+
+        return [f"{self.prefix}/{path}" for _name, path, _type in
+                expand_outputs(self.workflow.manifest.outputs, self.params, self.workflow.schema)]
 
     # ---- Snakemake handlers -------------------------------------------------------------
     def on_start(self, log=None) -> None:
@@ -123,9 +127,12 @@ class RunContext:
             self._lock.release()
 
     def declared_outputs(self) -> list[dict]:
-        return [{"name": name, "path": f"{self.prefix}/{out.path}", "type": out.type,
-                 "exists": (self.run_dir / out.path).is_file()}
-                for name, out in self.workflow.manifest.outputs.items()]
+        from snakegate.outputs import expand_outputs
+
+        return [{"name": name, "path": f"{self.prefix}/{path}", "type": type_name,
+                 "exists": (self.run_dir / path).is_file()}
+                for name, path, type_name in expand_outputs(self.workflow.manifest.outputs, self.params,
+                                                            self.workflow.schema)]
 
 
 def record_provenance(ctx: RunContext, snakemake_log: str | None, status: str) -> None:

@@ -148,3 +148,23 @@ def test_the_tutorial_passes_test_and_its_fai_beside_the_genome_is_reported(cli)
     assert "wrote beside its inputs" in out and "genome.fa.fai (created; removed again)" in out
     assert not (REGISTRY / "data" / "tutorial" / "genome.fa.fai").exists()
     assert wf.content_hash() == before
+
+
+def test_a_declared_output_pattern_expands_over_the_params_in_check_and_run_targets(tmp_path, cli):
+    """outputs.<name>.path may be a {param} pattern: the check proves each expanded path is produced."""
+    from snakegate.outputs import expand
+
+    params = {"samples": {"A": "a.fq", "B": "b.fq"}, "genome": "g.fa"}
+    assert expand("sorted_reads/{samples}.bam", params) == ["sorted_reads/A.bam", "sorted_reads/B.bam"]
+    root = tmp_path / "registry"
+    shutil.copytree(REGISTRY, root, ignore=shutil.ignore_patterns("workflow-template"))
+    manifest = root / "workflows/snakemake-tutorial/workflow.yaml"
+    text = manifest.read_text().replace("outputs:\n", "outputs:\n  sorted:\n    path: sorted_reads/{samples}.bam\n"
+                                        "    type: bam\n    description: One sorted alignment per sample.\n", 1)
+    manifest.write_text(text)
+    code, out, err = cli("--registry", root, "check", "snakemake-tutorial", "--json", "--no-hygiene")
+    assert code == 0, out
+    manifest.write_text(text.replace("sorted_reads/{samples}.bam", "sorted/{samples}.bam"))
+    code, out, err = cli("--registry", root, "check", "snakemake-tutorial", "--json", "--no-hygiene")
+    missing = [f["message"] for f in json.loads(out)["findings"] if f["code"] == "output_not_produced"]
+    assert code == 1 and any("(sorted/A.bam) is not produced" in m for m in missing)

@@ -203,7 +203,7 @@ def _gather_lint(facts: WorkflowFacts, folder: Path, registry, settings) -> None
 
 def _lint(snakefile: Path, config: dict, dagmod) -> dict:
     from snakemake.api import SnakemakeApi
-    from snakemake.settings.types import ConfigSettings, OutputSettings, Quietness, ResourceSettings
+    from snakemake.settings.types import OutputSettings, Quietness, ResourceSettings
 
     sink = io.StringIO()
     cwd = os.getcwd()

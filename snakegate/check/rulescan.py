@@ -1,0 +1,140 @@
+"""One rule's directives as written (pure): the decorators Snakemake's parser makes of `input:`, `output:`,
+`script:`, `wrapper:`, `conda:`, `shell:`, ... turned into a `RuleSource`. Used by `snakegate.check.pyscan`;
+nothing is read or executed here.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+# Rule directives whose argument is one literal: the name Snakemake's parser gives the decorator.
+_SINGLE = {"script": "script", "wrapper": "wrapper", "conda": "conda", "notebook": "notebook", "cwl": "cwl"}
+
+
+@dataclass
+class RuleSource:
+    """One rule as written: what the reader can know without building a DAG."""
+
+    name: str
+    file: str
+    line: int | None
+    named_input: list[str] = field(default_factory=list)
+    named_output: list[str] = field(default_factory=list)
+    unnamed_input: int = 0  # positional arguments of input:
+    unnamed_output: int = 0
+    script: str | None = None
+    wrapper: str | None = None
+    conda: str | None = None
+    notebook: str | None = None
+    shell: list[str] = field(default_factory=list)
+    literals: list[tuple[str, str, int | None]] = field(default_factory=list)  # (directive, text, line)
+    default_target: bool = False
+    # input/output name (or _1, _2 by position) -> first literal path in it (None: a function, lookup, ...)
+    paths: dict[str, dict[str, str | None]] = field(default_factory=lambda: {"input": {}, "output": {}})
+    # input name -> (rule, "output", name) when written as rules.<rule>.output.<name>
+    refs: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+
+
+
+def literal(node) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def joined(node) -> str | None:
+    """A literal string, or adjacent literals / an f-string flattened to its literal parts."""
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+    return literal(node)
+
+
+def directive(rule: RuleSource, dec, line) -> list:
+    """Record one `@workflow.<directive>(...)` decorator on `rule`; return the expressions still to scan
+    for config reads. `line` maps a node to its Snakefile line."""
+    kind = dec.func.attr if isinstance(dec, ast.Call) and isinstance(dec.func, ast.Attribute) else None
+    if kind in ("input", "output"):
+        for arg in dec.args:
+            if kind == "input":
+                rule.unnamed_input += 1
+                rule.paths[kind][f"_{rule.unnamed_input}"] = _first_literal(arg)
+            else:
+                for i in range(_positional_outputs(arg)):
+                    rule.unnamed_output += 1
+                    rule.paths[kind][f"_{rule.unnamed_output}"] = _first_literal(arg)
+        for kw in dec.keywords:
+            if kw.arg is not None:
+                (rule.named_input if kind == "input" else rule.named_output).append(kw.arg)
+                rule.paths[kind][kw.arg] = _first_literal(kw.value)
+                ref = _rule_ref(kw.value)
+                if ref:
+                    rule.refs[kw.arg] = ref
+        if kind == "output":
+            for arg in dec.args:  # multiext("p", a=".x", b=".y") names its outputs
+                rule.named_output.extend(_multiext_names(arg))
+                for name, path in _multiext_paths(arg).items():
+                    rule.paths["output"][name] = path
+    elif kind in _SINGLE and dec.args:
+        setattr(rule, _SINGLE[kind], literal(dec.args[0]) or text(dec.args[0]))
+    elif kind == "shellcmd" and dec.args:
+        text = joined(dec.args[0])
+        if text is not None:
+            rule.shell.append(text)
+    elif kind == "default_target" and dec.args:
+        rule.default_target = bool(getattr(dec.args[0], "value", False))
+    if kind in ("input", "output", "params", "log", "shellcmd", "conda", "resources"):
+        for sub in ast.walk(dec):
+            text = literal(sub)
+            if text is not None:
+                rule.literals.append((kind, text, line(sub)))
+    if isinstance(dec, ast.Call):
+        return list(dec.args) + [k.value for k in dec.keywords]
+    return []
+
+
+
+def _positional_outputs(arg) -> int:
+    """How many unnamed files one positional output argument makes (multiext with names makes none)."""
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == "multiext":
+        return 0 if arg.keywords else max(len(arg.args) - 1, 0)
+    return 1
+
+
+def _first_literal(node) -> str | None:
+    """The first literal string inside an input/output argument ("a.bam", expand("x/{s}.bam", ...), temp("y"))."""
+    if isinstance(node, ast.Lambda):
+        return None
+    for sub in ast.walk(node):
+        text = joined(sub)
+        if text is not None:
+            return text
+    return None
+
+
+def _rule_ref(node) -> tuple[str, str, str] | None:
+    """rules.<rule>.output.<name> -> (rule, "output", name)."""
+    if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
+            and isinstance(node.value.value, ast.Attribute) and isinstance(node.value.value.value, ast.Name)
+            and node.value.value.value.id == "rules" and node.value.attr in ("output", "input")):
+        return node.value.value.attr, node.value.attr, node.attr
+    return None
+
+
+def _multiext_paths(arg) -> dict[str, str]:
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == "multiext" and arg.args:
+        base = literal(arg.args[0]) or ""
+        return {k.arg: base + (literal(k.value) or "") for k in arg.keywords if k.arg}
+    return {}
+
+
+def _multiext_names(arg) -> list[str]:
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == "multiext":
+        return [k.arg for k in arg.keywords if k.arg]
+    return []
+
+
+def text(node) -> str:
+    """The source of an expression, for messages."""
+    try:
+        return ast.unparse(node)
+    except Exception:  # noqa: BLE001 - only used in a message
+        return "config[...]"
