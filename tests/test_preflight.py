@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from registry_copies import ROOT, clean_env, make_registry, snakegate
-from snakegate.agent.actions import ActionContext, ValidateParamsArgs, validate_params
+from snakegate.agent.actions import ActionContext, call_action
 from snakegate.gate import gate
 from snakegate.registry import Registry
 from snakegate.settings import load_settings
@@ -129,11 +129,11 @@ def test_plain_snakemake_with_the_top_level_snakefile_refuses_at_parse_time(reg)
 
 def test_agent_validate_params_gets_the_preflight_refusal_as_a_question(reg):
     ctx = ActionContext(Registry.load(reg), load_settings(reg))
-    shown, summary, proposal = validate_params(ctx, ValidateParamsArgs(
-        workflow="surrogate-design", params=surrogate(objective={"Ni": "maximize"})["params"]))
-    assert proposal is None and shown["ok"] is False
-    assert [(e["path"], e["code"]) for e in shown["errors"]] == [("params.objective.Ni", "preflight")]
-    assert shown["errors"][0]["choices"] == ["hardness_hv"]
+    outcome = call_action(ctx, "validate_params", {"workflow": "surrogate-design",
+                                                   "params": surrogate(objective={"Ni": "maximize"})["params"]})
+    assert outcome.ok is False and outcome.proposal is None
+    assert [(e["path"], e["code"]) for e in outcome.result["errors"]] == [("params.objective.Ni", "preflight")]
+    assert outcome.result["errors"][0]["choices"] == ["hardness_hv"]
 
 
 # ---- broken preflights fail closed ------------------------------------------------------------
