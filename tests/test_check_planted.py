@@ -64,7 +64,7 @@ def test_an_undeclared_key_read_with_lookup_is_caught(planted):
 def test_a_lookup_of_a_declared_key_counts_as_reading_it(planted):
     text = SNAKEFILE.replace('rows=config["rows"],', 'rows=lookup(dpath="rows", within=config),')
     code, findings = planted(Snakefile=text)
-    assert code == 0, findings
+    assert code == 0, [f["message"] for f in findings]
 
 
 def test_an_undeclared_key_read_in_a_module_snakefile_is_caught(planted):
@@ -171,3 +171,49 @@ def test_an_absolute_path_in_a_shell_command_is_named(planted):
     code, findings = planted(Snakefile=text)
     (found,) = [f for f in findings if f["code"] == "hardcoded_path"]
     assert "absolute path /data/shared/extra.csv" in found["message"]
+
+
+def test_an_output_behind_a_checkpoint_is_not_statically_checked_never_a_false_error(planted):
+    text = SNAKEFILE.replace('''rule all:
+    input:
+        tally="results/count.txt",''', '''rule all:
+    input:
+        tally="results/count.txt",
+        merged="results/merged.txt",
+
+
+checkpoint split:
+    input:
+        head="results/head.csv",
+    output:
+        parts=directory("results/parts"),
+    shell:
+        "mkdir -p {output.parts} && split -l 1 {input.head} {output.parts}/p_"
+
+
+def parts(wildcards):
+    folder = checkpoints.split.get().output.parts
+    return sorted(f"{folder}/{p}" for p in os.listdir(folder))
+
+
+rule merge:
+    input:
+        parts,
+    output:
+        merged="results/merged.txt",
+    shell:
+        "cat {input} > {output.merged}"''').replace('validate(config, "schema.json")', 'validate(config, "schema.json")\nimport os')
+
+    def declare(folder):
+        manifest = folder / "workflow.yaml"
+        manifest.write_text(manifest.read_text().replace("outputs:\n", """  split: {input: {head: csv-table}, output: {parts: directory}}
+  merge: {input: {_1: text}, output: {merged: text}}
+outputs:
+  merged: {path: results/merged.txt, type: text, description: The parts merged again.}
+  first_part: {path: results/parts/p_aa, type: text, description: "The first part, made by the checkpoint."}
+"""))
+    code, findings = planted(edit=declare, Snakefile=text)
+    assert code == 0, [f["message"] for f in findings]
+    (found,) = [f for f in findings if f["code"] == "not_statically_checked"]
+    assert found["severity"] == "warning" and "results/parts/p_aa" in found["message"] and "`split`" in found["message"]
+    assert not [f for f in findings if f["severity"] == "error"]

@@ -8,7 +8,9 @@ from __future__ import annotations
 import os
 
 from snakegate import metaschemas
-from snakegate.check.facts import Finding, WorkflowFacts, artifacts_of, name_of, positional_names, show
+from snakegate.check.facts import (
+    Finding, WorkflowFacts, artifacts_of, checkpoints, name_of, positional_names, show,
+)
 from snakegate.contract import did_you_mean
 from snakegate.outputs import PatternError, expand_outputs
 
@@ -70,6 +72,7 @@ def edge_findings(f: WorkflowFacts) -> list[Finding]:
         if ex.dag is None or ex.resolved_params is None:
             continue
         arts = artifacts_of(f.schema, ex.resolved_params)
+        gates = set(checkpoints(ex.dag))
         by_output: dict[str, tuple[str, str | None]] = {}
         jobs = {id(j): j for j in ex.dag.jobs}
         for job in ex.dag.jobs:
@@ -104,7 +107,8 @@ def edge_findings(f: WorkflowFacts) -> list[Finding]:
                 if in_name is None or in_name not in in_types:
                     untyped(job.rule, "input", in_name, file, source)
                     continue
-                if source_type not in in_types[in_name].split("|"):
+                behind_gate = job.producers.get(file) in gates  # stands for a checkpoint's output until it runs
+                if source_type not in in_types[in_name].split("|") and not behind_gate:
                     key = (job.rule, in_name, source_text)
                     if key in seen:
                         continue
