@@ -4,7 +4,8 @@
 - `gather` is the edge: files, the gate on each example, Snakemake's DAG, lint and format -> `WorkflowFacts`.
 - One module per proof, each pure over the facts: `keys` (config keys, validate()), `ruleio` (rule IO, hidden
   inputs, declared outputs), `edges` (typed edges, artifact types), `examples` (contract and examples),
-  `unprovable` (what cannot be proven: wrappers, conda, downloads, hard-coded paths), `hygiene`.
+  `unprovable` (what cannot be proven: wrappers, conda, downloads, hard-coded paths), `preflights` (a
+  preflight.py's signature and purity), `hygiene`.
 - `proofs` lists them in order and runs them, failing closed.
 """
 

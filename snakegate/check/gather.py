@@ -41,6 +41,7 @@ def gather(folder: Path, registry, settings, *, hygiene: bool = True) -> Workflo
     steps = [
         (_gather_manifest, "manifest_invalid"), (_gather_schema, "schema_invalid"),
         (_gather_source, "undeclared_config_key"), (_gather_examples, "example_invalid"),
+        (_gather_preflight, "preflight_invalid"),
     ]
     if hygiene:
         steps += [(_gather_lint, "lint"), (_gather_tools, "tool_missing")]  # format: batched, see gather_format
@@ -57,8 +58,16 @@ _STEP_WORDS = {
     "_gather_manifest": "read workflow.yaml", "_gather_schema": "read schema.json",
     "_gather_source": "read the Snakefile, its includes, modules and scripts",
     "_gather_examples": "gate the examples and build their DAGs", "_gather_lint": "lint the Snakefile",
-    "_gather_tools": "look up the declared tools",
+    "_gather_tools": "look up the declared tools", "_gather_preflight": "read preflight.py",
 }
+
+
+def _gather_preflight(facts: WorkflowFacts, folder: Path, registry, settings) -> None:
+    """The text of preflight.py, for the pure proof in snakegate.check.preflights (never imported here)."""
+    path = folder / "preflight.py"
+    if path.is_file():
+        facts.preflight_file = _rel(path, settings.registry_root)
+        facts.preflight_source = path.read_text(encoding="utf-8")
 
 
 def _gather_manifest(facts: WorkflowFacts, folder: Path, registry, settings) -> None:

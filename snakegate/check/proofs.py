@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from snakegate.check import edges, examples, hygiene, keys, ruleio, unprovable
+from snakegate.check import edges, examples, hygiene, keys, preflights, ruleio, unprovable
 from snakegate.check.facts import Finding, WorkflowFacts
 
 CODES = (
@@ -19,7 +19,7 @@ CODES = (
     "dynamic_config_access", "artifact_not_consumed", "output_not_produced", "hidden_input", "rule_not_declared",
     "io_name_unknown", "edge_type_mismatch", "example_invalid", "dag_error", "lint", "format", "tool_missing",
     "config_not_validated", "configfile_ignored", "unknown_artifact_type", "not_statically_checked",
-    "wrapper_unchecked", "conda_env_missing", "download", "hardcoded_path",
+    "wrapper_unchecked", "conda_env_missing", "download", "hardcoded_path", "preflight_invalid", "preflight_impure",
 )
 
 Proof = Callable[[WorkflowFacts], list[Finding]]
@@ -36,6 +36,7 @@ PROOFS: list[tuple[Proof, str]] = [
     (unprovable.rule_findings, "download"),
     (unprovable.script_findings, "hardcoded_path"),
     (unprovable.param_findings, "download"),
+    (preflights.preflight_findings, "preflight_invalid"),
     (hygiene.hygiene_findings, "lint"),
 ]
 
