@@ -55,6 +55,13 @@ def plain(value: Any) -> Any:
     return value
 
 
+def types_of(attrs: dict) -> set[str]:
+    """The prov:type values of a PROV-JSON record (one value or a list)."""
+    value = attrs.get("prov:type")
+    values = value if isinstance(value, list) else [value] if value is not None else []
+    return {str(plain(v)) for v in values}
+
+
 # ---- verify --------------------------------------------------------------------------------------
 @dataclass
 class Mismatch:

@@ -1,22 +1,32 @@
-"""The records of a run's PROV document, and their serialisation by the `prov` package.
+"""The records of a run's PROV document and how each serialisation is made.
 
 capture.py adds elements (entity/activity/agent, one record per identifier,
-attributes merged) and relations to a `Document`, a light list of records;
-`to_prov()` turns it into a `prov.model.ProvDocument` and `write()` writes
-prov.json (PROV-JSON), prov.provn (PROV-N) and prov.ttl (PROV-O Turtle) with
-prov's own serialisers, so the three files carry the same identifiers.
+attributes merged) and relations to a `Document`, a light list of records.
+Three serialisations:
 
-prov.json is the record; PROV-N and Turtle are renderings of it. prov writes
-them slowly (at 1,000 jobs PROV-N takes 0.9 s of a 1.9 s capture; at 10,000
-jobs the PROV-O encoding alone takes 21 s), so a big run writes prov.json only
+- prov.json (PROV-JSON), the record: written directly from the records by
+  provjson.py, because the `prov` package spends seconds per 10,000 jobs
+  building its objects and serialising them. Tests prove that prov reads what
+  we write into a `ProvDocument` equal to the one `to_prov()` builds through
+  prov's API (a property test over random documents and every curated
+  workflow's real run).
+- prov.provn (PROV-N), made by prov from `to_prov()`.
+- prov.ttl (PROV-O Turtle), made by prov's PROV-O encoder and rdflib, plus the
+  unqualified PROV-O triples (`prov:used`, `prov:wasGeneratedBy`,
+  `prov:wasAssociatedWith`, `prov:wasStartedBy`) that each qualified relation
+  implies, added by a SPARQL update (prov writes only the qualified form of a
+  relation that carries a role or a time, which readers that look for the plain
+  properties never see).
+
+PROV-N and Turtle are renderings of prov.json. prov writes them slowly (PROV-N
+0.9 s at 1,000 jobs, PROV-O 21 s at 10,000), so a big run writes prov.json only
 and `ensure_rendering()` makes prov.provn or prov.ttl from it, with prov's own
-reader and writers, the first time one is asked for (`snakegate prov`,
-`snakegate export`). Small runs (every curated workflow) write all three.
+reader and writers, the first time one is asked for.
 
-Identifiers are "prefix:local" strings; `local()` makes any text a legal
-local part (percent-encoding what PROV-N or an IRI would not accept).
-Attribute values are str, int, bool, datetime or `Q` (a qualified-name value).
-No files are read here; `write()` writes the three files.
+Identifiers are "prefix:local" strings; `local()` makes any text a legal local
+part. Attribute values are str, int, float, bool, datetime, `Q` (a qualified
+name) or `Many` (several values of one attribute). No files are read here;
+`write()` writes the files.
 """
 
 from __future__ import annotations
@@ -28,19 +38,7 @@ import re
 from pathlib import Path
 from urllib.parse import quote
 
-
-# The fixed namespaces of every snakegate PROV document.
-NAMESPACES = {
-    "sg": "https://snakegate.invalid/ns#",  # snakegate's own terms (attributes and types)
-    "run": "https://snakegate.invalid/run/",  # run:<run_id>, run:<run_id>/job/<rule>[/<wildcards>]
-    "file": "https://snakegate.invalid/file/",  # file:<path relative to the registry root>
-    "abs": "https://snakegate.invalid/abs/",  # abs:<absolute path without the leading />, outside the registry
-    "inv": "https://snakegate.invalid/invocation/",  # inv:<invocation id>
-    "wf": "https://snakegate.invalid/workflow/",  # wf:<workflow id>/<content hash>
-    "registry": "https://snakegate.invalid/registry/",  # registry:<git commit> | registry:no-git
-    "agent": "https://snakegate.invalid/agent/",  # agent:snakemake, agent:person/<name>, ...
-    "dct": "http://purl.org/dc/terms/",
-}
+from snakegate.provenance import vocab
 
 FILES_WRITTEN = ("prov.json", "prov.provn", "prov.ttl")
 # up to this many records prov.ttl is pretty Turtle with prefixes (about 500 jobs), beyond it N-Triples syntax
@@ -50,9 +48,36 @@ TURTLE_PRETTY_MAX_RECORDS = 5000
 EAGER_RENDERINGS_MAX_RECORDS = 1000
 RENDERINGS = ("prov.provn", "prov.ttl")
 
+# Relation kinds and their formal attributes, in PROV-N order (the order of the `formal` tuples).
+RELATIONS: dict[str, tuple[str, ...]] = {
+    "used": ("prov:activity", "prov:entity", "prov:time"),
+    "wasGeneratedBy": ("prov:entity", "prov:activity", "prov:time"),
+    "wasDerivedFrom": ("prov:generatedEntity", "prov:usedEntity", "prov:activity", "prov:generation",
+                       "prov:usage"),
+    "wasAssociatedWith": ("prov:activity", "prov:agent", "prov:plan"),
+    "wasAttributedTo": ("prov:entity", "prov:agent"),
+    "actedOnBehalfOf": ("prov:delegate", "prov:responsible", "prov:activity"),
+    "wasInformedBy": ("prov:informed", "prov:informant"),
+    "wasStartedBy": ("prov:activity", "prov:trigger", "prov:starter", "prov:time"),
+    "wasEndedBy": ("prov:activity", "prov:trigger", "prov:ender", "prov:time"),
+    "wasInfluencedBy": ("prov:influencee", "prov:influencer"),
+    "specializationOf": ("prov:specificEntity", "prov:generalEntity"),
+    "alternateOf": ("prov:alternate1", "prov:alternate2"),
+}
+# formal attributes that hold a time (xsd:dateTime text), not an identifier
+TIME_FORMALS = frozenset({"prov:time"})
+# relations PROV-DM defines without extra attributes
+PLAIN_RELATIONS = frozenset({"specializationOf", "alternateOf"})
+
 
 class Q(str):
     """A qualified-name attribute value ("prefix:local"), as opposed to a string literal."""
+
+    __slots__ = ()
+
+
+class Many(tuple):
+    """Several values of one attribute (e.g. two prov:type), kept in the order given."""
 
     __slots__ = ()
 
@@ -84,11 +109,14 @@ class Document:
     """Elements (entity/activity/agent, one record per id) and anonymous relations, in insertion order."""
 
     def __init__(self, namespaces: dict[str, str] | None = None):
-        self.namespaces = dict(NAMESPACES if namespaces is None else namespaces)
+        self.namespaces = dict(vocab.NAMESPACES if namespaces is None else namespaces)
         # id -> [kind, start, end, attrs]
         self.elements: dict[str, list] = {}
         # (kind, formal values tuple, attrs)
         self.relations: list[tuple[str, tuple, dict]] = []
+
+    def __len__(self) -> int:
+        return len(self.elements) + len(self.relations)
 
     # ---- building ---------------------------------------------------------------------------
     def _element(self, kind: str, ident: str, attrs: dict | None, start=None, end=None) -> str:
@@ -111,40 +139,66 @@ class Document:
     def entity(self, ident: str, attrs: dict | None = None) -> str:
         return self._element("entity", ident, attrs)
 
-    def activity(self, ident: str, start: _dt.datetime | None = None, end: _dt.datetime | None = None,
+    def activity(self, ident: str, start: _dt.datetime | str | None = None, end: _dt.datetime | str | None = None,
                  attrs: dict | None = None) -> str:
         return self._element("activity", ident, attrs, start, end)
 
     def agent(self, ident: str, attrs: dict | None = None) -> str:
         return self._element("agent", ident, attrs)
 
-    def _relation(self, kind: str, formal: tuple, attrs: dict | None = None) -> None:
+    def add_values(self, ident: str, attr: str, *values) -> None:
+        """Append values to a (multi-valued) attribute of an existing element, skipping ones it has."""
+        attrs = self.elements[ident][3]
+        current = attrs.get(attr)
+        have = list(current) if isinstance(current, Many) else ([] if current is None else [current])
+        have += [v for v in values if v not in have]
+        attrs[attr] = Many(have) if len(have) > 1 else have[0]
+
+    def relation(self, kind: str, *formal, attrs: dict | None = None) -> None:
+        """A relation of `kind` (see RELATIONS) with its formal values in PROV-N order (None for '-')."""
+        names = RELATIONS[kind]
+        if len(formal) > len(names):
+            raise ValueError(f"{kind} takes at most {len(names)} formal values")
+        formal = tuple(time_text(v) if v is not None and names[i] in TIME_FORMALS else v for i, v in enumerate(formal))
+        formal += (None,) * (len(names) - len(formal))
         self.relations.append((kind, formal, {k: v for k, v in (attrs or {}).items() if v is not None}))
 
-    def used(self, activity: str, entity: str, role: str | None = None) -> None:
-        self._relation("used", (activity, entity, None), {"prov:role": role})
+    def used(self, activity: str, entity: str, role: str | None = None, time=None) -> None:
+        self.relation("used", activity, entity, time, attrs={"prov:role": Q(role) if role else None})
 
-    def generated(self, entity: str, activity: str, role: str | None = None) -> None:
-        self._relation("wasGeneratedBy", (entity, activity, None), {"prov:role": role})
+    def generated(self, entity: str, activity: str, role: str | None = None, time=None) -> None:
+        self.relation("wasGeneratedBy", entity, activity, time, attrs={"prov:role": Q(role) if role else None})
 
-    def derived(self, generated: str, used: str, activity: str | None = None) -> None:
-        self._relation("wasDerivedFrom", (generated, used, activity, None, None))
+    def derived(self, generated: str, used: str, activity: str | None = None, kind: str | None = None) -> None:
+        self.relation("wasDerivedFrom", generated, used, activity, attrs={"prov:type": Q(kind) if kind else None})
 
     def associated(self, activity: str, agent: str, plan: str | None = None, role: str | None = None) -> None:
-        self._relation("wasAssociatedWith", (activity, agent, plan), {"prov:role": role})
+        self.relation("wasAssociatedWith", activity, agent, plan, attrs={"prov:role": Q(role) if role else None})
 
     def attributed(self, entity: str, agent: str) -> None:
-        self._relation("wasAttributedTo", (entity, agent))
+        self.relation("wasAttributedTo", entity, agent)
 
     def delegated(self, delegate: str, responsible: str) -> None:
-        self._relation("actedOnBehalfOf", (delegate, responsible, None))
+        self.relation("actedOnBehalfOf", delegate, responsible)
 
-    def informed(self, informed: str, informant: str) -> None:
-        self._relation("wasInformedBy", (informed, informant))
+    def informed(self, informed: str, informant: str, kind: str | None = None) -> None:
+        self.relation("wasInformedBy", informed, informant, attrs={"prov:type": Q(kind) if kind else None})
 
-    # ---- serialisation: the `prov` package's own ---------------------------------------------
+    def started(self, activity: str, trigger: str | None = None, starter: str | None = None, time=None) -> None:
+        self.relation("wasStartedBy", activity, trigger, starter, time)
+
+    # ---- serialisation ----------------------------------------------------------------------
+    def json_text(self) -> str:
+        """PROV-JSON, written directly (provjson.py); prov reads it into a document equal to to_prov()."""
+        from snakegate.provenance import provjson
+
+        return provjson.dumps(self)
+
+    def to_json(self) -> dict:
+        return json.loads(self.json_text())
+
     def to_prov(self):
-        """The document as a `prov.model.ProvDocument`, record for record, in insertion order."""
+        """The document as a `prov.model.ProvDocument`, built through prov's API, in insertion order."""
         from prov.model import ProvDocument
 
         doc = ProvDocument()
@@ -152,63 +206,43 @@ class Document:
             doc.add_namespace(prefix, uri)
         qn = doc.valid_qualified_name
 
-        def attrs_of(attrs: dict) -> dict:
-            return {k: (qn(v) if type(v) is Q else v) for k, v in attrs.items()}
+        def pairs(attrs: dict) -> list:
+            out = []
+            for k, v in attrs.items():
+                for one in (v if isinstance(v, Many) else (v,)):
+                    out.append((k, qn(one) if type(one) is Q else one))
+            return out
 
         for ident, (kind, start, end, attrs) in self.elements.items():
             if kind == "activity":
                 doc.activity(ident, _dt.datetime.fromisoformat(start) if start else None,
-                             _dt.datetime.fromisoformat(end) if end else None, attrs_of(attrs))
+                             _dt.datetime.fromisoformat(end) if end else None, pairs(attrs))
             else:
-                getattr(doc, kind)(ident, attrs_of(attrs))
+                getattr(doc, kind)(ident, pairs(attrs))
         for kind, formal, attrs in self.relations:
-            a = attrs_of(attrs) or None
-            if kind == "used":
-                doc.used(formal[0], formal[1], formal[2], None, a)
-            elif kind == "wasGeneratedBy":
-                doc.wasGeneratedBy(formal[0], formal[1], formal[2], None, a)
-            elif kind == "wasDerivedFrom":
-                doc.wasDerivedFrom(*formal, None, a)
-            elif kind == "wasAssociatedWith":
-                doc.wasAssociatedWith(formal[0], formal[1], formal[2], None, a)
-            elif kind == "wasAttributedTo":
-                doc.wasAttributedTo(formal[0], formal[1], None, a)
-            elif kind == "actedOnBehalfOf":
-                doc.actedOnBehalfOf(formal[0], formal[1], formal[2], None, a)
-            elif kind == "wasInformedBy":
-                doc.wasInformedBy(formal[0], formal[1], None, a)
-            else:  # pragma: no cover - the builder methods above are the only way in
-                raise ValueError(f"unknown PROV relation {kind}")
+            names = RELATIONS[kind]
+            values = [(_dt.datetime.fromisoformat(v) if v is not None and names[i] in TIME_FORMALS else v)
+                      for i, v in enumerate(formal)]
+            if kind in PLAIN_RELATIONS:
+                getattr(doc, kind)(*values)
+            else:
+                getattr(doc, kind)(*values, None, pairs(attrs) or None)
         return doc
-
-    @staticmethod
-    def turtle_of(doc) -> str:
-        """prov's PROV-O graph as Turtle. A big graph is written in the N-Triples subset of Turtle:
-        rdflib's pretty Turtle writer sorts and groups every subject and costs as much again as
-        prov's encoding, while N-Triples is a plain pass (and any Turtle reader reads it)."""
-        records = len(doc.records)
-        return doc.serialize(format="rdf", rdf_format="turtle" if records <= TURTLE_PRETTY_MAX_RECORDS else "nt")
-
-    def json_text(self) -> str:
-        return self.to_prov().serialize(format="json", indent=1) + "\n"
-
-    def to_json(self) -> dict:
-        return json.loads(self.json_text())
 
     def provn_text(self) -> str:
         return self.to_prov().get_provn() + "\n"
 
     def turtle_text(self) -> str:
-        return self.turtle_of(self.to_prov())
+        return turtle_of(self.to_prov())
 
     def write(self, folder: Path, renderings_max_records: int = EAGER_RENDERINGS_MAX_RECORDS) -> list[Path]:
         """Write prov.json into `folder`, and prov.provn and prov.ttl when the document has at most
         `renderings_max_records` records (else `ensure_rendering()` writes them when first asked).
         Each file is written then renamed into place."""
-        doc = self.to_prov()
         folder = Path(folder)
-        paths = [_write_atomic(folder / "prov.json", doc.serialize(format="json", indent=1) + "\n")]
-        eager = len(doc.records) <= renderings_max_records
+        paths = [_write_atomic(folder / "prov.json", self.json_text())]
+        eager = len(self) <= renderings_max_records
+        doc = self.to_prov() if eager else None
         for name in RENDERINGS:
             if eager:
                 paths.append(_write_atomic(folder / name, _render(doc, name)))
@@ -217,8 +251,48 @@ class Document:
         return paths
 
 
+# The unqualified PROV-O property each qualified relation implies (PROV-O section 3.3: "the
+# qualified form ... also implies the unqualified"); for a start, the trigger entity is the object.
+# And every prov:hadRole value is a prov:Role (the property's range).
+_SHORTCUTS = """
+PREFIX prov: <http://www.w3.org/ns/prov#>
+INSERT { ?activity prov:used ?entity } WHERE { ?activity prov:qualifiedUsage/prov:entity ?entity } ;
+INSERT { ?entity prov:wasGeneratedBy ?activity } WHERE { ?entity prov:qualifiedGeneration/prov:activity ?activity } ;
+INSERT { ?activity prov:wasAssociatedWith ?agent } WHERE { ?activity prov:qualifiedAssociation/prov:agent ?agent } ;
+INSERT { ?activity prov:wasStartedBy ?trigger } WHERE { ?activity prov:qualifiedStart/prov:entity ?trigger } ;
+INSERT { ?activity prov:wasInformedBy ?informant } WHERE { ?activity prov:qualifiedCommunication/prov:activity ?informant } ;
+INSERT { ?entity prov:wasDerivedFrom ?source } WHERE { ?entity prov:qualifiedDerivation/prov:entity ?source } ;
+INSERT { ?entity prov:wasRevisionOf ?source ; prov:wasDerivedFrom ?source }
+    WHERE { ?entity prov:qualifiedRevision/prov:entity ?source } ;
+INSERT { ?role a prov:Role } WHERE { [] prov:hadRole ?role }
+"""
+SHORTCUT_PREDICATES = ("used", "wasGeneratedBy", "wasAssociatedWith", "wasStartedBy", "wasInformedBy",
+                       "wasDerivedFrom", "wasRevisionOf")
+
+
+def prov_o_graph(doc):
+    """prov's PROV-O encoding of a ProvDocument (an rdflib Graph) plus the unqualified triples its qualified
+    relations imply."""
+    from prov.serializers.provrdf import ProvRDFSerializer
+
+    graph = ProvRDFSerializer(doc).encode_container(doc)
+    graph.update(_SHORTCUTS)
+    for prefix, uri in vocab.NAMESPACES.items():  # rdflib binds schema: to https://schema.org/ by default
+        graph.bind(prefix, uri, override=True, replace=True)
+    return graph
+
+
+def turtle_of(doc) -> str:
+    """The PROV-O graph as Turtle. A big graph is written in the N-Triples subset of Turtle: rdflib's
+    pretty Turtle writer sorts and groups every subject and costs as much again as prov's encoding,
+    while N-Triples is a plain pass (and any Turtle reader reads it)."""
+    graph = prov_o_graph(doc)
+    fmt = "turtle" if len(doc.records) <= TURTLE_PRETTY_MAX_RECORDS else "nt"
+    return graph.serialize(format=fmt)
+
+
 def _render(doc, name: str) -> str:
-    return doc.get_provn() + "\n" if name == "prov.provn" else Document.turtle_of(doc)
+    return doc.get_provn() + "\n" if name == "prov.provn" else turtle_of(doc)
 
 
 def _write_atomic(path: Path, text: str) -> Path:

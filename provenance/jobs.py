@@ -45,6 +45,9 @@ class Job:
     status: str = "succeeded"  # succeeded | failed | incomplete (capture adds cancelled)
     error: str | None = None
     has_record: bool = True  # False when only the log knew about it
+    # facts another source knows about this job (a scheduler's job id and node, job-side times):
+    # vocabulary attribute name -> value, added to the job's PROV activity as they are
+    facts: dict = field(default_factory=dict)
 
 
 @dataclass(slots=True)

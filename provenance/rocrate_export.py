@@ -31,8 +31,8 @@ from pathlib import Path
 from snakegate.provenance import runstore
 from snakegate.provenance import secrets as secretkeys
 from snakegate.provenance.capture import run_secrets, scrub
-from snakegate.provenance.compare import load_prov, plain
-from snakegate.provenance.document import RENDERINGS, ensure_rendering
+from snakegate.provenance.compare import load_prov, plain, types_of
+from snakegate.provenance.document import RENDERINGS, ensure_rendering, local
 from snakegate.provenance.hashing import IGNORED_NAMES
 
 PROFILES = {
@@ -85,23 +85,22 @@ def _jobs_from_prov(prov: dict) -> list[dict]:
     return list(jobs.values())
 
 
-def _run_activity(prov: dict) -> dict:
-    for attrs in (prov.get("activity") or {}).values():
-        if plain(attrs.get("prov:type")) == "sg:WorkflowRun":
-            return attrs
-    return {}
+def _run_activity(prov: dict, run_id: str) -> dict:
+    activities = prov.get("activity") or {}
+    return activities.get(f"run:{local(run_id)}") or next(
+        (a for a in activities.values() if "wfprov:WorkflowRun" in types_of(a) and plain(a.get("sg:status"))), {})
 
 
 def _person(prov: dict) -> dict | None:
     for attrs in (prov.get("agent") or {}).values():
-        if plain(attrs.get("prov:type")) == "prov:Person" and plain(attrs.get("sg:identitySource")):
-            return {"name": plain(attrs.get("prov:label")), "email": plain(attrs.get("sg:email"))}
+        if "prov:Person" in types_of(attrs) and plain(attrs.get("sg:identitySource")):
+            return {"name": plain(attrs.get("prov:label")), "email": plain(attrs.get("schema:email"))}
     return None
 
 
 def _engine_version(prov: dict) -> str | None:
     attrs = (prov.get("agent") or {}).get("agent:snakemake") or {}
-    return plain(attrs.get("sg:version"))
+    return plain(attrs.get("schema:softwareVersion"))
 
 
 def build_crate(run_dir: Path, registry_root: Path, manifest: dict, schema: dict, workflow_folder: Path,
@@ -206,7 +205,7 @@ def build_crate(run_dir: Path, registry_root: Path, manifest: dict, schema: dict
         output_fps[name] = fp
 
     # the run -----------------------------------------------------------------------------------------
-    run_attrs = _run_activity(prov)
+    run_attrs = _run_activity(prov, run_id)
     status = record.get("status") or plain(run_attrs.get("sg:status")) or "unknown"
     person = _person(prov)
     agent = None

@@ -48,8 +48,10 @@ def explicit_config(result: GateResult, run_id: str) -> dict:
 
 
 def invocation_record(result: GateResult) -> dict:
+    from snakegate import __version__
     return {"invocation_id": result.invocation_id, "invocation": result.invocation.model_dump(),
-            "gate": {"ok": True, "errors": []}}
+            "gate": {"ok": True, "errors": [], "checks": result.checks, "at": result.gated_at,
+                     "snakegate_version": __version__}}
 
 
 @dataclass
@@ -92,7 +94,11 @@ class RunContext:
             from snakegate.runconfig import dump_yaml
             runstore.write_text_atomic(config_path, dump_yaml(explicit_config(self.result, self.run_id)),
                                         mode=runstore.CONFIG_MODE)
-        runstore.write_json_atomic(self.run_dir / runstore.INVOCATION_JSON, invocation_record(self.result))
+        inv_path = self.run_dir / runstore.INVOCATION_JSON
+        # `snakegate run` recorded its own gate (the decision, before the run started); this parse-time
+        # gate re-proved the same invocation, so that record stays. Plain snakemake writes this one.
+        if runstore.read_json(inv_path).get("invocation_id") != self.result.invocation_id:
+            runstore.write_json_atomic(inv_path, invocation_record(self.result))
         record = runstore.read_run(self.run_dir)
         runstore.update_run(
             self.run_dir, run_id=self.run_id, workflow=self.result.workflow, version=self.result.invocation.version,
@@ -146,7 +152,7 @@ def record_provenance(ctx: RunContext, snakemake_log: str | None, status: str) -
             run_dir=ctx.run_dir, registry_root=ctx.settings.registry_root, workdir=Path.cwd(),
             manifest=ctx.workflow.manifest.model_dump(), schema=ctx.workflow.schema,
             workflow_folder=ctx.workflow.folder, snakemake_log=snakemake_log, status=status,
-            rule_prefix=MODULE_PREFIX,
+            rule_prefix=MODULE_PREFIX, record_hostname=ctx.settings.record_hostname,
         )
     except Exception as exc:  # noqa: BLE001 - provenance must not turn a finished run into a crash
         runstore.update_run(ctx.run_dir, provenance_error=f"{type(exc).__name__}: {exc}")

@@ -15,6 +15,7 @@ for `x-sensitive` values the first time one is hashed (provenance/secrets.py).
 from __future__ import annotations
 
 import copy
+import datetime as _dt
 import os
 import re
 from pathlib import Path
@@ -263,8 +264,12 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
                      f"the workflow folder (content hash {canonical.workflow_hash[:12]}…), an input file or a "
                      "parameter changed since it was written"),
             hint="restore the original files, or remove `invocation_id` and have the new invocation approved")])
+    checks = ["shape", "workflow", "version", "contract", "data_roots", "formats", "columns", "sample_sheets",
+              "preflight", *(["tools"] if check_tools else []), *(["dag"] if check_dag else []),
+              *(["invocation_id"] if claimed is not None else [])]
     return GateResult(ok=True, workflow=wf_id, invocation_id=invocation_id, invocation=canonical,
-                      resolved_params=absolute)
+                      resolved_params=absolute, checks=checks,
+                      gated_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds"))
 
 
 def invocation_id_of(invocation: Invocation) -> str:

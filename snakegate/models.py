@@ -107,6 +107,9 @@ class GateResult(BaseModel):
     errors: list[GateError] = Field(default_factory=list)
     # params with artifact paths made absolute: what Snakemake is handed
     resolved_params: dict[str, Any] | None = None
+    # what an accepting gate proved, in order, and when (UTC, ISO 8601): the PROV record's gate decision
+    checks: list[str] = Field(default_factory=list)
+    gated_at: str | None = None
 
     def summary_json(self) -> dict:
         """The `validate --json` shape."""

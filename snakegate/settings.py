@@ -9,6 +9,9 @@ Settings come from `snakegate.toml` at the registry root:
     runs = "runs"           # where run folders are written
     drafts = "drafts"       # where the chat writes validated run configs awaiting approval
 
+    [provenance]
+    record_hostname = true  # false: PROV records leave out the machine's host name
+
     [agent]                 # the chat's model; without a model the chat is an offline guided dialogue
     base_url = "http://localhost:11434/v1"   # any OpenAI-compatible server
     model = "qwen2.5:7b"
@@ -49,6 +52,7 @@ class Settings:
     llm_temperature: float | None = None
     llm_tool_mode: str | None = None      # "auto" | "native" | "json"; None: auto
     audit_dir: Path | None = None         # None: <registry>/.snakegate/audit (the chat audit log; git-ignored)
+    record_hostname: bool = True  # [provenance] record_hostname: the PROV record names the machine
 
     def __post_init__(self):
         if self.drafts_dir is None:
@@ -112,6 +116,10 @@ def load_settings(registry_root: Path) -> Settings:
             raise UserError(f"{settings_path}: agent.{key} must be a non-empty string, got {value!r}")
         llm[key] = os.environ.get(f"SNAKEGATE_LLM_{key.upper()}") or value
     tuning = _agent_tuning(agent, settings_path)
+    provenance = data.get("provenance", {}) if isinstance(data.get("provenance", {}), dict) else {}
+    record_hostname = provenance.get("record_hostname", True)
+    if not isinstance(record_hostname, bool):
+        raise UserError(f"{settings_path}: provenance.record_hostname must be true or false, got {record_hostname!r}")
     if env_roots := os.environ.get("SNAKEGATE_DATA_ROOTS"):
         roots = [r for r in env_roots.split(os.pathsep) if r]
     runs = os.environ.get("SNAKEGATE_RUNS", runs)
@@ -124,6 +132,7 @@ def load_settings(registry_root: Path) -> Settings:
         llm_base_url=llm["base_url"],
         llm_model=llm["model"],
         **tuning,
+        record_hostname=record_hostname,
     )
 
 

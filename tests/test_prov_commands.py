@@ -1,7 +1,7 @@
 """snakegate prov / verify / rerun / fork / diff / export on real runs of tabular-profile.
 
-The module shares one throw-away git registry and three real runs: a base run,
-its rerun, and a fork with missing_strategy=fill_mean. Commands that only read
+The session's shared git registry (prov_runs.py) provides three real runs: a base
+run, its rerun, and a fork with missing_strategy=fill_mean. Commands that only read
 (prov, verify, diff, export) run in-process; rerun and fork run as the console
 command, as a user would.
 """
@@ -17,19 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from registry_copies import make_registry, new_run as started, run_names as runs, snakegate
-
-
-def make_git_registry(root: Path) -> Path:
-    return make_registry(root, with_git=True, message="registry for command tests")
-
-
-def prov_json(run_dir: Path) -> dict:
-    return json.loads((run_dir / "prov.json").read_text())
-
-
-def val(value):
-    return value["$"] if isinstance(value, dict) and "$" in value else value
+from prov_runs import (  # noqa: F401 (session fixtures)
+    fork_run, prov_json, prov_registry, rerun_run, succeeded_run, types, val,
+)
+from registry_copies import run_names as runs
 
 
 def sha256(path: Path) -> str:
@@ -39,31 +30,30 @@ def sha256(path: Path) -> str:
 OUTPUTS = {"cleaned": "results/cleaned.csv", "profile": "results/profile.json", "plot": "results/profile.png"}
 
 
-@pytest.fixture(scope="module")
-def registry(tmp_path_factory) -> Path:
-    return make_git_registry(tmp_path_factory.mktemp("cmds") / "registry")
+@pytest.fixture
+def registry(prov_registry) -> Path:
+    return prov_registry
 
 
-@pytest.fixture(scope="module")
-def base(registry) -> Path:
-    before = runs(registry)
-    proc = snakegate(registry, "run", "workflows/tabular-profile/examples/basic.yaml")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return started(registry, before)
+@pytest.fixture
+def base(succeeded_run) -> Path:
+    return succeeded_run
 
 
-@pytest.fixture(scope="module")
-def rerun(registry, base) -> tuple[Path, subprocess.CompletedProcess]:
-    before = runs(registry)
-    proc = snakegate(registry, "rerun", base.name)
-    return started(registry, before), proc
+@pytest.fixture
+def rerun(rerun_run):
+    return rerun_run
 
 
-@pytest.fixture(scope="module")
-def fork(registry, base) -> tuple[Path, subprocess.CompletedProcess]:
-    before = runs(registry)
-    proc = snakegate(registry, "fork", base.name, "--set", "missing_strategy=fill_mean")
-    return started(registry, before), proc
+@pytest.fixture
+def fork(fork_run):
+    return fork_run
+
+
+def entity_at(data: dict, path: str) -> str:
+    found = [i for i, a in data["entity"].items() if val(a.get("sg:path")) == path]
+    assert len(found) == 1, (path, found)
+    return found[0]
 
 
 @pytest.fixture
@@ -174,13 +164,14 @@ def test_fork_re_executes_only_the_jobs_downstream_of_the_changed_parameter(fork
     record = json.loads((run_dir / "run.json").read_text())
     assert sorted(record["jobs_executed"]) == ["clean", "plot", "profile"]  # 3 of 4 rules; load not re-run
     data = prov_json(run_dir)
-    jobs = [val(a["sg:rule"]) for a in data["activity"].values() if val(a.get("prov:type")) == "sg:Job"]
+    jobs = [val(a["sg:rule"]) for a in data["activity"].values() if "wfprov:ProcessRun" in types(a)]
     assert sorted(jobs) == ["clean", "plot", "profile"]
     # load's output was copied from the parent, and the record says so
-    loaded = f"file:runs/{run_dir.name}/results/loaded.csv"
+    loaded = entity_at(data, f"runs/{run_dir.name}/results/loaded.csv")
+    parents = entity_at(data, f"runs/{base.name}/results/loaded.csv")
     seed = f"run:{run_dir.name}/seed"
     assert any(r["prov:entity"] == loaded and r["prov:activity"] == seed for r in data["wasGeneratedBy"].values())
-    assert any(r["prov:generatedEntity"] == loaded and r["prov:usedEntity"] == f"file:runs/{base.name}/results/loaded.csv"
+    assert any(r["prov:generatedEntity"] == loaded and r["prov:usedEntity"] == parents
                for r in data["wasDerivedFrom"].values())
     assert sha256(run_dir / "results/loaded.csv") == sha256(base / "results/loaded.csv")
     assert "re-executed 3 job(s): clean, profile, plot" in proc.stdout

@@ -1,0 +1,215 @@
+"""The jobs of a run as PROV: one wfprov:ProcessRun per job, its files and its plan step.
+
+Each job is an activity `run:<id>/job/<rule>[/<wildcard values>]` that
+`wfprov:wasPartOfWorkflowRun` the run, was started by the run (`wasStartedBy`
+with the run as starter, at the job's start), is associated with Snakemake
+(the engine) whose plan is the rule's step (`plan:rule/<rule>`, a
+wfdesc:Process), used its input files and generated its outputs and log with
+roles that are IRIs (`plan:rule/<rule>/input/<name>`, `.../output/<name>`,
+`sg:jobLog`), and each output `wasDerivedFrom` each input. A failed job
+carries its error; a job a cancel killed is "cancelled".
+
+IO names (roles) come from the manifest's rule IO: the rule's only name, else
+the declared output at that path, the producer's output name, the
+`x-artifact` param, a unique type match, or a file-name match.
+
+Per-job facts a later source knows (a scheduler's job id and node, job-side
+times) arrive in `Job.facts` (attribute name -> value, names from the
+vocabulary) and are added to the job's activity as they are.
+
+This loop runs once per job of runs with thousands of jobs, so it appends
+records to the document directly and caches what repeats. Reads nothing.
+"""
+
+from __future__ import annotations
+
+from json.encoder import encode_basestring as _json_str
+from pathlib import Path
+
+from snakegate.provenance import jobs as jobrecords
+from snakegate.provenance.document import Q, local
+from snakegate.provenance.hashing import canonical_json
+
+JOB = Q("wfprov:ProcessRun")
+LOG_ROLE = Q("sg:jobLog")
+
+
+def _pick(names: dict[str, str], path: str) -> str | None:
+    """The one IO name a file stem matches, if exactly one does."""
+    stem = Path(path).name.split(".")[0].lower()
+    exact = [n for n in names if n.lower() == stem]
+    if len(exact) == 1:
+        return exact[0]
+    fuzzy = [n for n in names if n.lower() in stem or stem in n.lower()]
+    return fuzzy[0] if len(fuzzy) == 1 else None
+
+
+def _wildcards_json(wildcards: dict[str, str]) -> str:
+    """canonical_json() of a str -> str mapping, without building a JSON encoder per job."""
+    return "{" + ",".join(f"{_json_str(k)}:{_json_str(str(v))}" for k, v in sorted(wildcards.items())) + "}"
+
+
+def script_of(code: str | None) -> str | None:
+    """A `script:` directive's code is the quoted script path; anything else is a run: block."""
+    if not code:
+        return None
+    text = code.strip()
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'" and "\n" not in text:
+        return text[1:-1]
+    return None
+
+
+def role(rule: str, direction: str, name: str) -> Q:
+    return Q(f"plan:rule/{local(rule)}/{direction}/{local(name)}")
+
+
+class JobRecorder:
+    """Adds a run's jobs to the builder's document (see the module doc)."""
+
+    def __init__(self, builder):
+        self.b = builder
+        self.rules_io = builder.rules_io
+
+    def output_roles(self, jobs) -> dict[str, tuple[str | None, str | None]]:
+        """Output file (absolute) -> (IO name, artifact type) from the manifest's rule IO."""
+        roles = {}
+        declared = self.b.files.declared
+        for job in jobs:
+            names = (self.rules_io.get(job.rule) or {}).get("output") or {}
+            for out in job.outputs:
+                abspath = self.b.files.abspath(out)
+                name = None
+                if len(names) == 1:
+                    name = next(iter(names))
+                elif abspath in declared and declared[abspath][0] in names:
+                    name = declared[abspath][0]
+                elif names:
+                    name = _pick(names, out)
+                roles[abspath] = (name, names.get(name) if name else None)
+        return roles
+
+    def input_role(self, rule: str, abspath: str, out_roles, artifacts) -> tuple[str | None, str | None]:
+        names = (self.rules_io.get(rule) or {}).get("input") or {}
+        produced = out_roles.get(abspath)
+        param = artifacts.get(abspath)
+        ftype = (produced[1] if produced else None) or (param[1] if param else None)
+        if len(names) == 1:
+            name = next(iter(names))
+            return name, names[name] or ftype
+        for candidate in ((produced[0] if produced else None), (param[0] if param else None)):
+            if candidate and candidate in names:
+                return candidate, names[candidate]
+        if ftype:
+            typed = [n for n, t in names.items() if t == ftype]
+            if len(typed) == 1:
+                return typed[0], ftype
+        name = _pick(names, abspath) if names else None
+        return name, (names.get(name) if name else ftype)
+
+    def record(self, jobs, artifacts: dict, builtins: dict[str, str]) -> str | None:
+        """Add every job; returns the first failed (or cancelled) job's id. `artifacts`: input file
+        (absolute) -> (param, type); `builtins`: builtin value -> its dataset entity."""
+        b = self.b
+        doc = b.doc
+        elements = doc.elements
+        relations = doc.relations.append
+        files = b.files
+        abspath, file_at = files.abspath, files.at
+        out_roles = self.output_roles(jobs)
+        hidden, key, scrub = b.secrets, b.key, b.scrub
+        run, engine = b.run_ident, b.agent_ids["snakemake"]
+        part_of = Q(run)
+        epoch_text = jobrecords.epoch_text
+        step_of = b.step
+        rule_ids: dict[str, str] = {}
+        input_roles: dict[tuple[str, str], tuple] = {}
+        output_attrs: dict[tuple, tuple] = {}
+        used_ids: set[str] = set()
+        scripts: dict[str, str] = {}
+        failed_ident = None
+        log_role = {"prov:role": LOG_ROLE}
+        cancelled = b.status in ("cancelled", "interrupted")
+        jobs = sorted(jobs, key=lambda j: (j.start if j.start is not None else float("inf"), j.rule, j.outputs))
+        for job in jobs:
+            base = rule_ids.get(job.rule)
+            if base is None:
+                base = rule_ids[job.rule] = f"{run}/job/{local(job.rule)}"
+            ident = base
+            if job.wildcards:
+                # wildcard values in key order, one path segment each: run:<id>/job/<rule>/<v1>/<v2>
+                ident += "".join("/" + local(v).replace("/", "%2F") for _, v in sorted(job.wildcards.items()))
+            if ident in used_ids:
+                n = 2
+                while f"{ident}-{n}" in used_ids:
+                    n += 1
+                ident = f"{ident}-{n}"
+            used_ids.add(ident)
+            if cancelled and job.status != "succeeded":
+                job.status = "cancelled"  # Snakemake reports a job it killed on Ctrl-C as an error
+            status = job.status
+            attrs = {"prov:type": JOB, "wfprov:wasPartOfWorkflowRun": part_of, "sg:rule": job.rule,
+                     "sg:status": status}
+            if job.wildcards:
+                attrs["sg:wildcards"] = _wildcards_json(job.wildcards)
+            if job.shellcmd:
+                attrs["sg:shellCommand"] = scrub(job.shellcmd, hidden, key) if hidden else job.shellcmd
+            elif job.code:
+                script = scripts.get(job.code)
+                if script is None:
+                    script = scripts[job.code] = script_of(job.code) or ""
+                if script:
+                    attrs["sg:script"] = script
+                else:
+                    attrs["sg:code"] = scrub(job.code, hidden, key)
+            params_text = None
+            if job.params:
+                params_text = scrub(canonical_json(job.params), hidden, key)
+                attrs["sg:params"] = params_text
+            if job.error:
+                attrs["sg:error"] = scrub(job.error, hidden, key)
+            if job.facts:
+                for name, value in job.facts.items():
+                    attrs.setdefault(name, value)
+            start = epoch_text(job.start)
+            elements[ident] = ["activity", start, epoch_text(job.end), attrs]
+            relations(("wasAssociatedWith", (ident, engine, step_of(job.rule)), {}))
+            relations(("wasStartedBy", (ident, None, run, start), {}))
+            if status in ("failed", "cancelled") and failed_ident is None:
+                failed_ident = ident
+            inputs = []
+            for path in job.inputs:
+                cache_key = (job.rule, path)
+                known = input_roles.get(cache_key)
+                if known is None:
+                    full = abspath(path)
+                    name, ftype = self.input_role(job.rule, full, out_roles, artifacts)
+                    known = input_roles[cache_key] = (full, {"sg:artifactType": ftype} if ftype else None,
+                                                      {"prov:role": role(job.rule, "input", name)} if name else {})
+                full, type_attrs, role_attrs = known
+                ent = file_at(full, type_attrs)
+                relations(("used", (ident, ent, None), role_attrs))
+                inputs.append(ent)
+            if builtins and params_text:
+                for value, ent in builtins.items():
+                    if value in params_text:
+                        relations(("used", (ident, ent, None), {"prov:role": Q("sg:builtinDataset")}))
+            for path in job.outputs:
+                full = abspath(path)
+                name_type = out_roles.get(full, (None, None))
+                known = output_attrs.get((job.rule, name_type))
+                if known is None:
+                    name, ftype = name_type
+                    known = output_attrs[(job.rule, name_type)] = (
+                        {"sg:artifactType": ftype} if ftype else None,
+                        {"prov:role": role(job.rule, "output", name)} if name else {})
+                ent = file_at(full, known[0], True)
+                if ent is None:
+                    continue  # never made (failed or cancelled job): nothing to record
+                relations(("wasGeneratedBy", (ent, ident, None), known[1]))
+                for source in inputs:
+                    relations(("wasDerivedFrom", (ent, source, ident, None, None), {}))
+            for path in job.logs:
+                ent = file_at(abspath(path), None, True)
+                if ent is not None:
+                    relations(("wasGeneratedBy", (ent, ident, None), log_role))
+        return failed_ident
