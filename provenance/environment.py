@@ -5,11 +5,12 @@ interpreter's environment (name==version, which includes every workflow's
 scientific stack), the Python version and implementation, the operating
 system, the CPU count, the host name (unless the registry's settings opt out),
 each executable the manifest's `tools:` lists with its path, sha256 and the
-version it reports, and the library (with version) that provides a
+version its declared `version_command` prints (parsed with its
+`version_pattern`), and the library (with version) that provides a
 `builtin:` dataset.
 
-Reads the interpreter's metadata and runs each tool once with a version flag
-(bounded by a timeout); never writes. Results are cached per process.
+Reads the interpreter's metadata and runs each tool's version command once
+(no shell, bounded by a timeout); never writes. Results are cached per process.
 """
 
 from __future__ import annotations
@@ -25,9 +26,7 @@ from importlib import metadata
 
 from snakegate.provenance.hashing import sha256_file
 
-TOOL_TIMEOUT_S = 5.0
-# the first thing that looks like a version in a tool's output: 1.16.1, 0.7.17-r1188, v2.3b
-_VERSION = re.compile(r"(?<![\w.])v?(\d+\.\d+(?:\.\d+)*(?:[-+._]?[A-Za-z0-9]+)*)")
+TOOL_TIMEOUT_S = 10.0
 
 
 def distribution_version(name: str) -> str | None:
@@ -70,19 +69,25 @@ def host_facts(record_hostname: bool = True) -> dict:
     return facts
 
 
-def _tool_names(tools) -> list[str]:
-    """The executables a manifest's `tools:` names (plain names, or mappings with a `name`)."""
+def _declared(tools) -> list[tuple[str, tuple[str, ...], str | None]]:
+    """(name, version command, version pattern) of each tool a manifest's `tools:` declares
+    (mappings as the manifest schema defines them; a bare name is asked `--version`)."""
     out = []
     for tool in tools or ():
-        name = tool.get("name") if isinstance(tool, dict) else tool
+        if isinstance(tool, str):
+            tool = {"name": tool}
+        name = tool.get("name") if isinstance(tool, dict) else None
         if isinstance(name, str) and name.strip():
-            out.append(name.strip())
+            command = tool.get("version_command") or [name, "--version"]
+            out.append((name.strip(), tuple(str(c) for c in command), tool.get("version_pattern")))
     return out
 
 
 @functools.lru_cache(maxsize=64)
-def tool_fact(name: str) -> dict:
-    """{name, path, sha256, version} of an executable on PATH; path None when it is not found."""
+def tool_fact(name: str, version_command: tuple[str, ...], version_pattern: str | None) -> dict:
+    """{name, path, sha256, version} of an executable on PATH (path None when it is not found). The version
+    is what its declared command prints (stdout and stderr, exit code ignored: bwa prints its usage and
+    exits 1): the pattern's first group, else the first non-empty line."""
     path = shutil.which(name)
     if path is None:
         return {"name": name, "path": None, "sha256": None, "version": None}
@@ -91,27 +96,30 @@ def tool_fact(name: str) -> dict:
         digest = sha256_file(real)
     except OSError:
         digest = None
-    return {"name": name, "path": real, "sha256": digest, "version": _probe_version(path)}
+    return {"name": name, "path": real, "sha256": digest, "version": _version(version_command, version_pattern)}
 
 
-def _probe_version(path: str) -> str | None:
-    """The version a tool reports for `--version`, `version` or no argument (bwa prints it in its usage)."""
-    for args in (["--version"], ["version"], []):
+def _version(command: tuple[str, ...], pattern: str | None) -> str | None:
+    exe = shutil.which(command[0]) if command else None
+    if exe is None:
+        return None
+    try:
+        proc = subprocess.run([exe, *command[1:]], capture_output=True, timeout=TOOL_TIMEOUT_S,
+                              stdin=subprocess.DEVNULL, env={**os.environ, "LC_ALL": "C"})
+    except (OSError, subprocess.SubprocessError):
+        return None
+    output = (proc.stdout[:65536] + b"\n" + proc.stderr[:65536]).decode("utf-8", "replace")
+    if pattern:
         try:
-            proc = subprocess.run([path, *args], capture_output=True, text=True, timeout=TOOL_TIMEOUT_S,
-                                  stdin=subprocess.DEVNULL, errors="replace")
-        except (OSError, subprocess.SubprocessError):
-            continue
-        for line in (proc.stdout + "\n" + proc.stderr).splitlines()[:20]:
-            if "version" in line.lower() or os.path.basename(path).lower() in line.lower():
-                found = _VERSION.search(line)
-                if found:
-                    return found.group(1)
-    return None
+            found = re.search(pattern, output, flags=re.MULTILINE)
+        except re.error:
+            return None
+        return ((found.group(1) if found.groups() else found.group(0)).strip() or None) if found else None
+    return next((line.strip() for line in output.splitlines() if line.strip()), None)
 
 
 def tool_facts(tools) -> list[dict]:
-    return [tool_fact(name) for name in _tool_names(tools)]
+    return [tool_fact(name, command, pattern) for name, command, pattern in _declared(tools)]
 
 
 def builtin_datasets(schema: dict, params: dict) -> list[dict]:

@@ -206,7 +206,10 @@ def test_each_listed_tool_is_recorded_with_its_path_digest_and_version(succeeded
     import hashlib
     import shutil
 
-    data = build(prov_registry, succeeded_run, manifest={"tools": ["git", "no-such-tool-4711"]}).to_json()
+    tools = [{"name": "git", "version_command": ["git", "--version"], "version_pattern": r"git version (\S+)",
+              "install": "apt-get install git"},
+             {"name": "no-such-tool-4711", "version_command": ["no-such-tool-4711"], "install": "nothing"}]
+    data = build(prov_registry, succeeded_run, manifest={"tools": tools}).to_json()
     git = data["agent"]["agent:tool/git"]
     reported = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.split()[2]
     assert val(git["schema:softwareVersion"]) == reported
