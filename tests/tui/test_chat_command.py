@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 
+from openai_server import DEFAULT_MODEL, ScriptedOpenAI
 from registry_copies import clean_env, make_registry
 from snakegate.commands.chat_cmds import default_approver
 
@@ -73,6 +74,40 @@ def test_chat_starts_in_a_terminal_and_quits_with_ctrl_q(tmp_path):
             proc.kill()
             proc.wait()
         os.close(main)
+    assert b"Traceback" not in seen
+
+
+def test_ctrl_q_during_a_model_request_ends_the_process_at_once(tmp_path):
+    """The model takes 30 s to answer; ctrl+q still ends the real command within seconds (the request runs in a
+    thread nobody waits for), instead of a blank terminal until the request times out."""
+    root = make_registry(tmp_path / "registry")
+    server = ScriptedOpenAI(["too late"], delay=30)
+    base_url = server.start()
+    main, child = pty.openpty()
+    env = clean_env(TERM="xterm-256color", COLUMNS="80", LINES="24")
+    proc = subprocess.Popen([sys.executable, "-m", "snakegate.cli", "chat", "--model", DEFAULT_MODEL, "--base-url",
+                             base_url, "--user", "Ada"], cwd=root, env=env, stdin=child, stdout=child, stderr=child,
+                            close_fds=True)
+    os.close(child)
+    seen = b""
+    try:
+        seen = _read_until(main, b"Hello", timeout=60)  # the greeting
+        os.write(main, b"hello\r")
+        deadline = time.monotonic() + 30
+        while not server.requests and time.monotonic() < deadline:
+            seen += _read_until(main, None, timeout=0.2)
+        assert server.requests, "the message never reached the model server"
+        quit_at = time.monotonic()
+        os.write(main, b"\x11")  # ctrl+q
+        seen += _read_until(main, None, timeout=20, proc=proc)
+        assert proc.wait(timeout=5) == 0
+        assert time.monotonic() - quit_at < 10
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(main)
+        server.stop()
     assert b"Traceback" not in seen
 
 
