@@ -33,6 +33,7 @@ from snakegate.models import GateError
 
 PREFLIGHT_FILE = "preflight.py"
 FUNCTION = "preflight"
+MAX_CACHED = 64  # compiled preflights kept per process (a long chat session may see many edits)
 _compiled: dict[tuple[str, str], Callable] = {}
 
 
@@ -69,6 +70,8 @@ def load_function(folder: Path) -> Callable | None:
         function = getattr(module, FUNCTION, None)
         if not callable(function):
             raise PreflightBroken(f"{path} defines no function `{FUNCTION}(params, artifacts)`")
+        if len(_compiled) >= MAX_CACHED:
+            _compiled.clear()
         _compiled[key] = function
     return _compiled[key]
 
