@@ -33,6 +33,21 @@ needs_tools = pytest.mark.skipif(any(shutil.which(t) is None for t in TOOLS),
                                  reason="bwa, samtools and bcftools are needed (sudo apt-get install bwa samtools bcftools)")
 
 
+def path_without_tools(folder: Path) -> str:
+    """A PATH holding every executable of this one (as links in `folder`) except bwa, samtools and bcftools:
+    the machine as it is, minus the workflow's tools (Snakemake itself still finds `which`, `bash`, ...)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        if not directory or not os.path.isdir(directory):
+            continue
+        for entry in os.scandir(directory):
+            target = folder / entry.name
+            if entry.name in TOOLS or target.exists() or not os.access(entry.path, os.X_OK):
+                continue
+            target.symlink_to(entry.path)
+    return str(folder)
+
+
 def planted() -> dict[str, set[tuple[int, str, str]]]:
     """{sample: {(pos, alt, genotype)}} of the planted SNPs each sample carries."""
     lines = (TEST_DATA / "planted.tsv").read_text().splitlines()
@@ -227,14 +242,14 @@ def test_reads_that_are_not_fastq_are_refused_naming_the_sample():
 
 
 def test_missing_tools_are_refused_with_their_install_commands(monkeypatch, tmp_path):
-    monkeypatch.setenv("PATH", str(tmp_path))  # an empty folder: no bwa, samtools or bcftools
+    monkeypatch.setenv("PATH", path_without_tools(tmp_path / "bin"))
     errors = gate_errors(example_invocation())
     assert [(e.path, e.code) for e in errors] == [(f"tools.{t}", "tool_missing") for t in TOOLS]
     assert all(f"sudo apt-get install {t}" in e.hint for t, e in zip(TOOLS, errors))
 
 
 def test_snakegate_test_skips_the_workflow_cleanly_without_the_tools(tmp_path):
-    env = clean_env(PATH=str(tmp_path))
+    env = clean_env(PATH=path_without_tools(tmp_path / "bin"))
     proc = subprocess.run([sys.executable, "-m", "snakegate.cli", "test", "variant-calling"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -244,7 +259,8 @@ def test_snakegate_test_skips_the_workflow_cleanly_without_the_tools(tmp_path):
 
 def test_snakegate_check_warns_without_the_tools_and_passes(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "snakegate.cli", "check", "variant-calling", "--json"],
-                          cwd=ROOT, env=clean_env(PATH=str(tmp_path)), capture_output=True, text=True, timeout=300)
+                          cwd=ROOT, env=clean_env(PATH=path_without_tools(tmp_path / "bin")), capture_output=True,
+                          text=True, timeout=300)
     report = json.loads(proc.stdout)
     assert proc.returncode == 0, report
     assert not [f for f in report["findings"] if f["severity"] == "error"]
