@@ -95,13 +95,19 @@ class ChatApp(TurnsMixin, RunsMixin, App[None]):
     async def _connect(self) -> None:
         if self.conversation is None:
             try:
-                conversation = await in_thread(self._connect_fn, name="snakegate-connect")
+                conversation = await in_thread(self._load_conversation, name="snakegate-connect")
             except Exception as exc:  # noqa: BLE001 - a UserError or worse: the app cannot start; say why
                 self.post_message(ConnectFailed(getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"))
                 return
         else:
             conversation = self.conversation
         self.post_message(Connected(conversation))
+
+    def _load_conversation(self):
+        """In the background: the conversation (registry, backend), and the Markdown widget the greeting needs."""
+        from textual.widgets import Markdown  # noqa: F401 - imported here so the UI thread does not pay for it
+
+        return self._connect_fn()
 
     def on_connected(self, message: Connected) -> None:
         self.conversation = message.conversation

@@ -9,9 +9,8 @@ so a model cannot restyle or hide part of the screen).
 from __future__ import annotations
 
 from textual.containers import VerticalScroll
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
 
-from snakegate.agent.events import ActionCalled, AssistantSaid, BackendFailed, DraftCleared, DraftReady
 from snakegate.tui import present
 
 
@@ -21,6 +20,8 @@ class Transcript(VerticalScroll):
     can_focus = False  # the Input keeps the focus; the mouse wheel still scrolls
 
     def add_assistant(self, text: str) -> None:
+        from textual.widgets import Markdown  # its parser loads after the first paint: nothing before needs it
+
         self._add(Markdown(present.keep_line_breaks(text), classes="assistant"))
 
     def add_researcher(self, text: str) -> None:
@@ -34,6 +35,8 @@ class Transcript(VerticalScroll):
 
     def add_result(self, markdown: str, *, ok: bool) -> None:
         """A finished run's summary: outcome, key numbers, plots, where to look next."""
+        from textual.widgets import Markdown
+
         self._add(Markdown(present.keep_line_breaks(markdown), classes="result" if ok else "result failed"))
 
     def mask(self, secrets: list[str]) -> None:
@@ -44,6 +47,9 @@ class Transcript(VerticalScroll):
 
     def show_events(self, events) -> None:
         """One conversation turn's events in order. A DraftReady is announced here; the panel shows it."""
+        # imported here: the agent's modules load with the registry, after the first paint
+        from snakegate.agent.events import ActionCalled, AssistantSaid, BackendFailed, DraftCleared, DraftReady
+
         for event in events:
             if isinstance(event, AssistantSaid):
                 self.add_assistant(event.text)

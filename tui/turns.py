@@ -20,7 +20,6 @@ from collections.abc import Callable
 from textual import work
 from textual.widgets import Input
 
-from snakegate.agent.events import BackendFailed, DraftCleared, DraftReady, SecretRequested
 from snakegate.tui import present
 from snakegate.tui.background import in_thread
 from snakegate.tui.messages import SensitiveEntered, TurnEvent, TurnFinished
@@ -77,6 +76,8 @@ class TurnsMixin:
         try:
             events = await in_thread(call, conversation, on_event=on_event, cancel=cancel, name="snakegate-turn")
         except Exception as exc:  # noqa: BLE001 - a refusal (UserError) or a bug: say so, keep the app
+            from snakegate.agent.events import BackendFailed
+
             events = [BackendFailed(getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}")]
             self.post_message(TurnEvent(turn, events[0]))
         self.post_message(TurnFinished(turn, events))
@@ -87,6 +88,8 @@ class TurnsMixin:
     def on_turn_event(self, message: TurnEvent) -> None:
         if not self._current(message.turn):
             return
+        from snakegate.agent.events import DraftCleared, DraftReady, SecretRequested
+
         event = message.event
         self.transcript.show_events([event])
         if isinstance(event, DraftReady):
@@ -99,6 +102,8 @@ class TurnsMixin:
     def on_turn_finished(self, message: TurnFinished) -> None:
         if not self._current(message.turn):
             return
+        from snakegate.agent.events import BackendFailed
+
         if any(isinstance(e, BackendFailed) for e in message.events):
             self._give_back_text()
         self._set_thinking(False)

@@ -114,6 +114,14 @@ async def say(pilot, text: str, timeout: float = 60.0) -> None:
     await wait_until(pilot, lambda: not app.thinking and app.focused is prompt, timeout, f"the answer to {text!r}")
 
 
+async def draft_penguins(pilot) -> None:
+    """The guided dialogue to a tabular-profile draft of the penguins table, defaults for the rest."""
+    await connected(pilot)
+    await say(pilot, "profile a csv table")
+    await say(pilot, "data/examples/tabular-penguins.csv")
+    await say(pilot, "done")
+
+
 async def type_secret(pilot, param: str, value: str, timeout: float = 60.0) -> None:
     """Type a sensitive value into the panel's masked field and press Enter; wait for the turn it starts."""
     app = pilot.app

@@ -14,8 +14,8 @@ import time
 
 from textual.widgets import Button, Input
 
-from chat_pilot import (SECRET, SIZE, approve_and_wait, connected, say, screen_lines, screen_text, text_of,
-                        type_secret, wait_until)
+from chat_pilot import (SECRET, SIZE, approve_and_wait, connected, draft_penguins, say, screen_lines, screen_text,
+                        text_of, type_secret, wait_until)
 from chat_pilot import chat_registry, make_app  # noqa: F401  (fixtures)
 from openai_server import DEFAULT_MODEL, ScriptedOpenAI, call
 from snakegate.agent.redact import MASKED_NOTE, PLACEHOLDER as AGENT_PLACEHOLDER
@@ -112,10 +112,7 @@ def test_restart_clears_the_panel_so_the_old_draft_cannot_be_approved(make_app, 
 
     async def scenario():
         async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot)
-            await say(pilot, "profile a csv table")
-            await say(pilot, "data/examples/tabular-penguins.csv")
-            await say(pilot, "done")
+            await draft_penguins(pilot)
             assert app.shown_draft is not None
             await say(pilot, "restart")
             assert app.shown_draft is None and app.conversation.draft is None
@@ -134,10 +131,7 @@ def test_moving_on_to_another_workflow_clears_the_panel(make_app):
 
     async def scenario():
         async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot)
-            await say(pilot, "profile a csv table")
-            await say(pilot, "data/examples/tabular-penguins.csv")
-            await say(pilot, "done")
+            await draft_penguins(pilot)
             assert app.shown_draft is not None and app.shown_draft.workflow == "tabular-profile"
             await say(pilot, "api-note")  # the researcher starts filling another workflow
             assert app.shown_draft is None and app.conversation.draft is None
@@ -322,10 +316,7 @@ def test_files_changed_since_approval_are_refused_not_a_traceback(make_app, chat
 
     async def scenario():
         async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot)
-            await say(pilot, "profile a csv table")
-            await say(pilot, "data/examples/tabular-penguins.csv")
-            await say(pilot, "done")
+            await draft_penguins(pilot)
             assert app.conversation.draft is not None
             table = chat_registry / "data" / "examples" / "tabular-penguins.csv"
             table.write_text(table.read_text() + table.read_text().splitlines()[-1] + "\n")  # one more row

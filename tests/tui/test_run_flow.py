@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 import json
 
-from chat_pilot import (SIZE, approve_and_wait, connected, history_rows, open_history, say, screen_lines,
-                        text_of, wait_until)
+from chat_pilot import (SIZE, approve_and_wait, connected, draft_penguins, history_rows, open_history, say,
+                        screen_lines, text_of, wait_until)
 from chat_pilot import chat_registry, make_app  # noqa: F401  (fixtures)
 from snakegate.tui.dialogs import AskChange
 from snakegate.tui.history import DiffScreen, RunScreen
@@ -20,10 +20,7 @@ def test_a_guided_run_succeeds_with_a_summary_and_shows_in_the_history(make_app,
 
     async def scenario():
         async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot)
-            await say(pilot, "profile a csv table")
-            await say(pilot, "data/examples/tabular-penguins.csv")
-            await say(pilot, "done")
+            await draft_penguins(pilot)
             status = await approve_and_wait(pilot)
             assert status.startswith("✓ succeeded"), status
             run_id = status.splitlines()[1].removeprefix("run ")
@@ -56,10 +53,7 @@ def test_fork_from_the_history_reruns_only_downstream_jobs_and_the_diff_shows_th
 
     async def scenario():
         async with app.run_test(size=SIZE) as pilot:
-            await connected(pilot)
-            await say(pilot, "profile a csv table")
-            await say(pilot, "data/examples/tabular-penguins.csv")
-            await say(pilot, "done")
+            await draft_penguins(pilot)
             status = await approve_and_wait(pilot)
             assert status.startswith("✓ succeeded"), status
             parent = status.splitlines()[1].removeprefix("run ")
