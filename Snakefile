@@ -33,6 +33,13 @@ module snakegate_workflow:
 use rule * from snakegate_workflow as wf_*
 
 
+# the contract's per-rule resources (workflow.yaml), so the scheduler gets them without the user writing them
+try:
+    snakegate_run.apply_resources(workflow)
+except GateRefused as refusal:
+    raise WorkflowError(str(refusal)) from None
+
+
 onstart:
     snakegate_run.on_start(log)
 

@@ -81,6 +81,18 @@ class RunContext:
         return [f"{self.prefix}/{path}" for _name, path, _type in
                 expand_outputs(self.workflow.manifest.outputs, self.params, self.workflow.schema)]
 
+    def apply_resources(self, workflow) -> None:
+        """The contract's per-rule resources (workflow.yaml) onto the included rules, from the gated params."""
+        from snakegate import resources
+
+        rules = self.workflow.manifest.model_dump(exclude_none=True)["rules"]
+        try:
+            resources.apply(workflow, resources.resolve(rules, self.params), MODULE_PREFIX)
+        except resources.ResourceError as exc:
+            raise GateRefused(f"snakegate cannot give workflow {self.workflow.id}'s rules their resources: {exc}; "
+                              f"no job was started (fix workflows/{self.workflow.id}/workflow.yaml, "
+                              f"then `snakegate check {self.workflow.id}`)") from None
+
     # ---- Snakemake handlers -------------------------------------------------------------
     def on_start(self, log=None) -> None:
         if os.environ.get(runstore.LOCK_HELD_ENV) != self.run_id:

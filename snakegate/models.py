@@ -22,10 +22,29 @@ class Maintainer(BaseModel):
     email: str | None = None
 
 
+class ParamResource(BaseModel):
+    """A resource that follows a param: ceil(params[param] * times + plus)."""
+
+    model_config = ConfigDict(extra="forbid")
+    param: str
+    times: float = 1
+    plus: float = 0
+
+
+class RuleResources(BaseModel):
+    """What one rule needs from a scheduler (snakegate.resources applies it to Snakemake's rule)."""
+
+    model_config = ConfigDict(extra="forbid")
+    threads: int | ParamResource | None = None
+    mem_mb: int | ParamResource | None = None
+    runtime: int | ParamResource | None = None  # minutes
+
+
 class RuleIO(BaseModel):
     model_config = ConfigDict(extra="forbid")
     input: dict[str, str] = Field(default_factory=dict)
     output: dict[str, str] = Field(default_factory=dict)
+    resources: RuleResources | None = None
 
 
 class DeclaredOutput(BaseModel):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from snakegate.check import edges, examples, hygiene, keys, preflights, ruleio, unprovable
+from snakegate.check import edges, examples, hygiene, keys, preflights, resources, ruleio, unprovable
 from snakegate.check.facts import Finding, WorkflowFacts
 
 CODES = (
@@ -20,6 +20,7 @@ CODES = (
     "io_name_unknown", "edge_type_mismatch", "example_invalid", "dag_error", "lint", "format", "tool_missing",
     "config_not_validated", "configfile_ignored", "unknown_artifact_type", "not_statically_checked",
     "wrapper_unchecked", "conda_env_missing", "download", "hardcoded_path", "preflight_invalid", "preflight_impure",
+    "resource_invalid", "resource_differs",
 )
 
 Proof = Callable[[WorkflowFacts], list[Finding]]
@@ -33,6 +34,7 @@ PROOFS: list[tuple[Proof, str]] = [
     (ruleio.rule_findings, "rule_not_declared"),
     (edges.type_findings, "unknown_artifact_type"),
     (edges.edge_findings, "edge_type_mismatch"),
+    (resources.resource_findings, "resource_invalid"),
     (unprovable.rule_findings, "download"),
     (unprovable.script_findings, "hardcoded_path"),
     (unprovable.param_findings, "download"),

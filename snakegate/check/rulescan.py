@@ -34,6 +34,8 @@ class RuleSource:
     paths: dict[str, dict[str, str | None]] = field(default_factory=lambda: {"input": {}, "output": {}})
     # input name -> (rule, "output", name) when written as rules.<rule>.output.<name>
     refs: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    threads: str | None = None  # the `threads:` expression as written
+    resources: dict[str, str] = field(default_factory=dict)  # `resources:` name -> expression as written
 
 
 
@@ -79,6 +81,10 @@ def directive(rule: RuleSource, dec, line) -> list:
         text = joined(dec.args[0])
         if text is not None:
             rule.shell.append(text)
+    elif kind == "threads" and dec.args:
+        rule.threads = ast.unparse(dec.args[0])
+    elif kind == "resources":
+        rule.resources.update({kw.arg: ast.unparse(kw.value) for kw in dec.keywords if kw.arg})
     elif kind == "default_target" and dec.args:
         rule.default_target = bool(getattr(dec.args[0], "value", False))
     if kind in ("input", "output", "params", "log", "shellcmd", "conda", "resources"):
