@@ -155,7 +155,8 @@ def _key_numbers(record: dict, run_dir: Path) -> dict:
         except (OSError, ValueError):
             continue
         numbers = _numbers(data)
-        keys = list(numbers)[:KEY_NUMBERS]
+        # top-level numbers first (rows_in, accuracy, n_accepted): the summary a person reads first
+        keys = sorted(numbers, key=lambda k: k.count(".") + k.count("["))[:KEY_NUMBERS]
         out[o.get("name") or inside] = {k: numbers[k] for k in keys} | (
             {"…": f"{len(numbers) - KEY_NUMBERS} more"} if len(numbers) > KEY_NUMBERS else {})
     return out

@@ -175,7 +175,7 @@ class RunScreen(Screen):
     @work(exclusive=True)
     async def _load(self) -> None:
         def read():
-            return runinfo.run_facts(self.registry, runinfo.find(self.settings.runs_dir, self.run_id))
+            return runinfo.run_facts(self.registry, self.settings, runinfo.find(self.settings.runs_dir, self.run_id))
 
         try:
             facts = await in_thread(read, name="snakegate-run")

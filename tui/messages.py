@@ -65,10 +65,10 @@ class RunProgressed(Message):
 
 @dataclass
 class RunFinished(Message):
-    """Snakemake ended: `outcome` is the runner's RunOutcome; `json_outputs` its parsed JSON outputs."""
+    """Snakemake ended: `outcome` is the runner's RunOutcome; `explained` the agent's explain_run of it."""
 
     outcome: Any
-    json_outputs: dict = field(default_factory=dict)
+    explained: dict = field(default_factory=dict)
 
 
 @dataclass

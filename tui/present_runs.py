@@ -14,7 +14,7 @@ from typing import Any
 
 from snakegate.tui.present import relative
 
-LOG_TAIL_LINES = 6   # lines of a failed job's log shown in the run panel (the panel is small at 80x24)
+LOG_TAIL_LINES = 6   # lines of a failed job's log shown (the run panel is small at 80x24)
 MAX_KEY_NUMBERS = 6
 STATUS_MARK = {"succeeded": "✓", "failed": "✗", "cancelled": "■", "running": "▶", "interrupted": "!",
                "incomplete": "!", "refused": "✗"}
@@ -42,45 +42,36 @@ def progress_text(done: int, total: int | None, rule: str | None) -> str:
 
 
 # ---- one finished run: the run panel -----------------------------------------------------------------
+# `explained` is the agent's explain_run result for the run (runinfo.explain): the same facts the model
+# gets — for a failure {rule, exception, error, log, log_tail}, key numbers of the JSON outputs — with any
+# sensitive value the run holds already scrubbed out.
 
-def failure_facts(record: dict) -> dict:
-    """The failure as run.json records it: {rule, message, log, log_tail}. Reads the `failure` object when
-    the run has one, else the older flat fields (failed_rule, error, failed_log)."""
-    failure = record.get("failure") if isinstance(record.get("failure"), dict) else {}
-    rule = failure.get("rule") or record.get("failed_rule")
-    exception, message = failure.get("exception"), failure.get("message")
-    if message:
-        text = f"{exception}: {message}" if exception and not str(message).startswith(str(exception)) else message
-    else:
-        text = record.get("error")
-    log = failure.get("log") or record.get("failed_log")
-    if isinstance(log, list):
-        log = ", ".join(str(x) for x in log) or None
-    tail = failure.get("log_tail") if isinstance(failure.get("log_tail"), list) else []
-    return {"rule": rule, "message": str(text) if text else None, "log": log,
-            "log_tail": [str(x) for x in tail][-LOG_TAIL_LINES:]}
+def failure_text(failure: dict) -> str:
+    """'ValueError: column weight is missing' from explain_run's failure facts."""
+    error, exception = failure.get("error"), failure.get("exception")
+    if error and exception and not str(error).startswith(str(exception)):
+        return f"{exception}: {error}"
+    return str(error or exception or "no message recorded")
 
 
-def outcome_lines(status: str, run_id: str, record: dict, run_dir: Path, root: Path) -> list[str]:
-    """The run panel after a run: status and duration, then what went wrong (rule, real error, log tail),
-    or where the outputs are."""
-    head = f"{STATUS_MARK.get(status, '·')} {status} · {duration_text(record.get('duration_s'))}"
-    lines = [head, f"run {run_id}"]
+def outcome_lines(status: str, run_id: str, record: dict, explained: dict, run_dir: Path, root: Path) -> list[str]:
+    """The run panel after a run: status and duration, then what went wrong (rule, real error, log tail)."""
+    lines = [f"{STATUS_MARK.get(status, '·')} {status} · {duration_text(record.get('duration_s'))}", f"run {run_id}"]
     if status == "failed":
-        f = failure_facts(record)
-        if f["rule"]:
+        f = explained.get("failure") or {}
+        if f.get("rule"):
             lines.append(f"failed rule: {f['rule']}")
-        lines.append(f"error: {f['message'] or 'no message recorded'}")
-        if f["log"]:
+        lines.append(f"error: {failure_text(f)}")
+        if f.get("log"):
             lines.append(f"log: {f['log']}")
-        lines += [f"│ {line}" for line in f["log_tail"]]
+        lines += [f"│ {line}" for line in (f.get("log_tail") or [])[-LOG_TAIL_LINES:]]
     elif status == "cancelled":
-        by = record.get("cancelled_by")
-        running = record.get("running_jobs") or []
+        by = explained.get("cancelled_by") or record.get("cancelled_by")
+        running = explained.get("running_jobs") or []
         lines.append("cancelled" + (f" by {by}" if by else "") +
                      (f" while {', '.join(running)} ran" if running else "") + "; the record says how far it got")
     elif status == "incomplete":
-        missing = record.get("missing_outputs") or []
+        missing = explained.get("missing_outputs") or []
         lines.append("missing outputs: " + (", ".join(str(m) for m in missing) or "unknown"))
     elif status == "interrupted":
         lines.append("the front end stopped before the run was recorded; completed from Snakemake's records")
@@ -97,13 +88,11 @@ def refusal_lines(message: str, problems: list[str]) -> list[str]:
 
 # ---- the result summary in the chat ------------------------------------------------------------------
 
-def key_numbers(outputs: dict[str, Any], limit: int = MAX_KEY_NUMBERS) -> list[str]:
-    """'name = value' for the top-level numbers of each JSON output ({output name: parsed JSON})."""
+def key_numbers(explained: dict, limit: int = MAX_KEY_NUMBERS) -> list[str]:
+    """'name = value' for the first key numbers explain_run found in the run's JSON outputs."""
     found = []
-    for _, value in sorted(outputs.items()):
-        if not isinstance(value, dict):
-            continue
-        for key, v in value.items():
+    for _, numbers in sorted((explained.get("key_numbers") or {}).items()):
+        for key, v in (numbers or {}).items():
             if isinstance(v, (int, float)) and not isinstance(v, bool):
                 found.append(f"{key} = {_number(v)}")
     return found[:limit]
@@ -116,17 +105,16 @@ def _number(v: float) -> str:
 PLOT_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
 
 
-def result_summary(status: str, run_id: str, record: dict, json_outputs: dict[str, Any], run_dir: Path,
-                   root: Path) -> str:
+def result_summary(status: str, run_id: str, record: dict, explained: dict, run_dir: Path, root: Path) -> str:
     """Markdown for the chat once a run ends: the outcome, key numbers, plots and where everything is."""
     lines = [f"**Run {run_id} {status}** in {duration_text(record.get('duration_s'))}."]
     if status == "failed":
-        f = failure_facts(record)
-        lines.append(f"It failed in `{f['rule'] or 'an unknown rule'}`: {f['message'] or 'no message recorded'}")
-        if f["log"]:
-            log = f["log"] if f["log"].startswith("runs/") else f"{relative(run_dir, root)}/{f['log']}"
+        f = explained.get("failure") or {}
+        lines.append(f"It failed in `{f.get('rule') or 'an unknown rule'}`: {failure_text(f)}")
+        if f.get("log"):
+            log = f["log"] if str(f["log"]).startswith("runs/") else f"{relative(run_dir, root)}/{f['log']}"
             lines.append(f"Log: `{log}`")
-    numbers = key_numbers(json_outputs)
+    numbers = key_numbers(explained)
     if numbers:
         lines.append("Key numbers: " + ", ".join(f"`{n}`" for n in numbers))
     made = [o for o in record.get("outputs") or [] if isinstance(o, dict) and o.get("exists")]
@@ -170,11 +158,11 @@ def detail_lines(facts) -> list[str]:
     if r.get("rerun_of"):
         lines.append(f"rerun of: {r['rerun_of']}")
     if status == "failed":
-        f = failure_facts(r)
-        lines += ["", "Failure", f"  rule: {f['rule'] or '–'}", f"  error: {f['message'] or 'no message recorded'}"]
-        if f["log"]:
+        f = facts.explained.get("failure") or {}
+        lines += ["", "Failure", f"  rule: {f.get('rule') or '–'}", f"  error: {failure_text(f)}"]
+        if f.get("log"):
             lines.append(f"  log: {f['log']}")
-        lines += [f"  │ {line}" for line in f["log_tail"]]
+        lines += [f"  │ {line}" for line in (f.get("log_tail") or [])[-LOG_TAIL_LINES:]]
     lines += ["", "Parameters"] + [f"  {name}: {value}" for name, value in facts.params] or ["  (none)"]
     lines += ["", "Outputs"]
     outputs = [o for o in r.get("outputs") or [] if isinstance(o, dict)]

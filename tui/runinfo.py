@@ -1,4 +1,4 @@
-"""What the chat reads about runs: the history's records, one run's facts, a finished run's JSON outputs, a diff.
+"""What the chat reads about runs: the history's records, one run's facts, the explanation of a run, a diff.
 
 Every function here reads run folders through the core
 (`snakegate.provenance.runstore`, `compare`, `origin`) and returns plain
@@ -10,14 +10,8 @@ whose workflow is gone from the registry has every param masked.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-MAX_JSON_BYTES = 1024 * 1024  # a bigger JSON output is not read for its key numbers
-
-
 @dataclass(frozen=True)
 class RunFacts:
     """One run as the history's detail view shows it."""
@@ -26,6 +20,7 @@ class RunFacts:
     record: dict
     params: list[tuple[str, str]]                   # (name, shown value), sensitive values masked
     origin: dict | None = None                      # origin.json when the record does not embed it
+    explained: dict = field(default_factory=dict)   # the agent's explain_run result (failure, key numbers)
     git: list[tuple[str, str]] = field(default_factory=list)  # (label, SHA) from the PROV record
     prov_note: str | None = None                    # why there are no git facts
 
@@ -49,7 +44,7 @@ def _schema_of(registry, workflow_id: str | None) -> dict | None:
     return wf.schema if wf is not None else None
 
 
-def run_facts(registry, run_dir: Path) -> RunFacts:
+def run_facts(registry, settings, run_dir: Path) -> RunFacts:
     from snakegate.provenance import compare, runstore
     from snakegate.provenance.origin import read_origin
     from snakegate.tui.present import param_lines
@@ -65,7 +60,7 @@ def run_facts(registry, run_dir: Path) -> RunFacts:
     except compare.ProvMissing as exc:
         note = str(exc)
     return RunFacts(run_dir=run_dir, record=record, params=params, origin=read_origin(run_dir), git=git,
-                    prov_note=note)
+                    prov_note=note, explained=explain(registry, settings, run_dir))
 
 
 # the PROV attributes that pin what ran, by local name (the vocabulary's prefix may change)
@@ -88,29 +83,13 @@ def _git_facts(prov: dict) -> list[tuple[str, str]]:
     return [(label, found[label]) for _, label in _GIT_LABELS if label in found]
 
 
-def json_outputs(record: dict, run_dir: Path) -> dict[str, Any]:
-    """{output name: parsed JSON} for each declared JSON output the run made (for the result summary)."""
-    out: dict[str, Any] = {}
-    for o in record.get("outputs") or []:
-        if not isinstance(o, dict) or not o.get("exists") or not str(o.get("path", "")).endswith(".json"):
-            continue
-        path = _inside_run(run_dir, str(o["path"]))
-        if path is None:
-            continue
-        try:
-            if path.stat().st_size <= MAX_JSON_BYTES:
-                out[str(o.get("name"))] = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-    return out
+def explain(registry, settings, run_dir: Path) -> dict:
+    """The agent's explain_run for the run: the facts the model gets (failure, key numbers, cancel), through
+    the action's one definition, with every sensitive value the run holds scrubbed. {} when it cannot say."""
+    from snakegate.agent.actions import ActionContext, call_action
 
-
-def _inside_run(run_dir: Path, recorded: str) -> Path | None:
-    """run.json's output paths are registry-relative (runs/<id>/results/x): the part inside the run folder."""
-    parts = Path(recorded).parts
-    if run_dir.name in parts:
-        return run_dir.joinpath(*parts[parts.index(run_dir.name) + 1:])
-    return None
+    outcome = call_action(ActionContext(registry, settings), "explain_run", {"run_id": run_dir.name})
+    return outcome.result if outcome.ok else {}
 
 
 def diff(registry, registry_root: Path, run_a: Path, run_b: Path) -> dict:

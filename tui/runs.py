@@ -147,7 +147,7 @@ class RunsMixin:
         except UserError as exc:
             self.post_message(RunRefused(exc.message))
         else:
-            self.post_message(RunFinished(outcome, runinfo.json_outputs(outcome.record, outcome.run_dir)))
+            self.post_message(RunFinished(outcome, runinfo.explain(self.registry, self.settings, outcome.run_dir)))
 
     def on_run_progressed(self, message: RunProgressed) -> None:
         if not self.cancel_requested:
@@ -155,8 +155,10 @@ class RunsMixin:
 
     def on_run_finished(self, message: RunFinished) -> None:
         o, root = message.outcome, self.settings.registry_root
-        self.run_panel.finished(o.status, present_runs.outcome_lines(o.status, o.run_id, o.record, o.run_dir, root))
-        summary = present_runs.result_summary(o.status, o.run_id, o.record, message.json_outputs, o.run_dir, root)
+        explained = message.explained
+        self.run_panel.finished(o.status, present_runs.outcome_lines(o.status, o.run_id, o.record, explained,
+                                                                     o.run_dir, root))
+        summary = present_runs.result_summary(o.status, o.run_id, o.record, explained, o.run_dir, root)
         self.transcript.add_result(summary, ok=o.status == "succeeded")
         if self.run_draft is not None:
             self.used[self.run_draft.invocation_id] = (o.run_id, o.status)

@@ -11,13 +11,15 @@ size, drafts shown relative to the registry, run records with fixed ids and time
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from chat_pilot import SECRET, SIZE, connected, open_history, say, screen_lines, type_secret, wait_until
+from chat_pilot import SECRET, SIZE, connected, open_history, say, screen_lines, type_secret, wait_until, write_run
 from chat_pilot import chat_registry, make_app  # noqa: F401  (fixtures)
 from snakegate.runner import RunOutcome
+from snakegate.tui import runinfo
 from snakegate.tui.messages import RunFinished
 from test_history import make_runs
 
@@ -84,24 +86,26 @@ def test_main_screen_with_a_draft(snap, make_app):
 
 
 def test_run_panel_after_a_failed_run(snap, make_app, chat_registry):
-    """The panel as the app shows a finished run (the record is fixed; its run is test_run_flow's job)."""
+    """The panel as the app shows a failed run (a fixed record, explained by the real explain_run; the run
+    itself is test_run_flow's job)."""
     app = make_app()
     run_id = "20261122T110000Z-4c0212b0"
-    record = {"status": "failed", "duration_s": 3.2, "started": "2026-11-22T11:00:00.000Z",
-              "failure": {"rule": "note", "exception": "ValueError", "message": "column weight is not in the table",
-                          "log": "logs/note.log",
-                          "log_tail": ["Traceback (most recent call last):", '  File "note.py", line 3',
-                                       "ValueError: column weight is not in the table"]},
-              "outputs": [{"name": "note", "path": f"runs/{run_id}/results/note.txt", "exists": False}]}
-    outcome = RunOutcome(run_id=run_id, run_dir=chat_registry / "runs" / run_id, status="failed", exit_code=1,
-                         record=record, gate=None)
+    run_dir = write_run(chat_registry, run_id, workflow="api-note", status="failed", duration_s=3.2,
+                        started="2026-11-22T11:00:00.000Z",
+                        failure={"rule": "note", "exception": "ValueError", "message": "column weight is not in the "
+                                 "table", "log": "logs/note.log",
+                                 "log_tail": ["Traceback (most recent call last):", '  File "note.py", line 3',
+                                              "ValueError: column weight is not in the table"]},
+                        outputs=[{"name": "note", "path": f"runs/{run_id}/results/note.txt", "exists": False}])
+    outcome = RunOutcome(run_id=run_id, run_dir=run_dir, status="failed", exit_code=1,
+                         record=json.loads((run_dir / "run.json").read_text()), gate=None)
 
     async def scenario():
         async with app.run_test(size=SIZE) as pilot:
             await draft_with_a_secret(pilot)
             app.running, app.run_draft = True, app.shown_draft
             app.run_panel.started("Run · api-note " + app.shown_draft.invocation_id[:12])
-            app.post_message(RunFinished(outcome, {}))
+            app.post_message(RunFinished(outcome, runinfo.explain(app.registry, app.settings, run_dir)))
             await wait_until(pilot, lambda: not app.running, what="the run to be shown")
             await pilot.pause()
             snap(app)

@@ -47,10 +47,9 @@ def test_ctrl_r_with_nothing_to_approve_says_why():
 
 
 def test_a_failed_run_names_the_rule_the_real_error_and_the_log_tail():
-    record = {"duration_s": 2.5, "failure": {
-        "rule": "clean", "exception": "KeyError", "message": "'weight'", "log": "logs/clean.log",
-        "log_tail": [f"line {i}" for i in range(10)] + ["KeyError: 'weight'"]}}
-    lines = present_runs.outcome_lines("failed", "r1", record, ROOT / "runs" / "r1", ROOT)
+    explained = {"failure": {"rule": "clean", "exception": "KeyError", "error": "'weight'", "log": "logs/clean.log",
+                             "log_tail": [f"line {i}" for i in range(10)] + ["KeyError: 'weight'"]}}
+    lines = present_runs.outcome_lines("failed", "r1", {"duration_s": 2.5}, explained, ROOT / "runs" / "r1", ROOT)
     assert lines[:2] == ["✗ failed · 2.5 s", "run r1"]
     assert "failed rule: clean" in lines and "error: KeyError: 'weight'" in lines and "log: logs/clean.log" in lines
     tail = [line for line in lines if line.startswith("│ ")]
@@ -58,16 +57,14 @@ def test_a_failed_run_names_the_rule_the_real_error_and_the_log_tail():
     assert lines[-1] == "runs/r1/"
 
 
-def test_a_failed_run_without_a_failure_object_uses_the_older_fields():
-    record = {"failed_rule": "clean", "failed_log": ["runs/r1/logs/clean.log"], "error": "KeyError: 'weight'"}
-    facts = present_runs.failure_facts(record)
-    assert facts == {"rule": "clean", "message": "KeyError: 'weight'", "log": "runs/r1/logs/clean.log",
-                     "log_tail": []}
+def test_an_error_that_already_names_its_exception_is_not_prefixed_twice():
+    assert present_runs.failure_text({"exception": "ValueError", "error": "ValueError: bad"}) == "ValueError: bad"
+    assert present_runs.failure_text({}) == "no message recorded"
 
 
 def test_a_cancelled_run_names_the_signal_and_the_jobs_that_were_running():
-    record = {"duration_s": 4.0, "cancelled_by": "SIGINT", "running_jobs": ["note"]}
-    lines = present_runs.outcome_lines("cancelled", "r3", record, ROOT / "runs" / "r3", ROOT)
+    explained = {"cancelled_by": "SIGINT", "running_jobs": ["note"]}
+    lines = present_runs.outcome_lines("cancelled", "r3", {"duration_s": 4.0}, explained, ROOT / "runs" / "r3", ROOT)
     assert "cancelled by SIGINT while note ran; the record says how far it got" in lines
 
 
@@ -76,11 +73,10 @@ def test_the_result_summary_has_key_numbers_plots_and_outputs():
         {"name": "cleaned", "path": "runs/r2/results/cleaned.csv", "exists": True},
         {"name": "profile", "path": "runs/r2/results/profile.json", "exists": True},
         {"name": "plot", "path": "runs/r2/results/profile.png", "exists": True}]}
-    text = present_runs.result_summary("succeeded", "r2", record,
-                                       {"profile": {"rows_in": 40, "rows_out": 32, "columns": {}, "ok": True}},
-                                       ROOT / "runs" / "r2", ROOT)
+    explained = {"key_numbers": {"profile": {"rows_in": 40, "rows_out": 32, "…": "80 more"}}}
+    text = present_runs.result_summary("succeeded", "r2", record, explained, ROOT / "runs" / "r2", ROOT)
     assert text.startswith("**Run r2 succeeded** in 10.6 s.")
-    assert "`rows_in = 40`, `rows_out = 32`" in text and "ok =" not in text  # booleans are not key numbers
+    assert "Key numbers: `rows_in = 40`, `rows_out = 32`\n" in text  # the "… more" marker is not a number
     assert "Plots: `runs/r2/results/profile.png`" in text
     assert "`runs/r2/results/cleaned.csv`, `runs/r2/results/profile.json`" in text
     assert "snakegate prov r2" in text
