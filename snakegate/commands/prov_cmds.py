@@ -20,10 +20,17 @@ FORMATS = {"provn": "prov.provn", "json": "prov.json", "ttl": "prov.ttl"}
 def register(sub, epilog: str) -> None:
     from snakegate.commands.run_cmds import add_snakemake_options
 
-    p = sub.add_parser("prov", help="print a run's W3C PROV record", epilog=epilog,
-                       description="Print runs/<run_id>/prov.<format>: PROV-N (default), PROV-JSON or PROV-O Turtle.")
+    p = sub.add_parser("prov", help="print or query a run's W3C PROV record", epilog=epilog,
+                       description="Print runs/<run_id>/prov.<format>: PROV-N (default), PROV-JSON or PROV-O Turtle; "
+                                   "or answer one question from it with a named SPARQL query (rdflib).")
     p.add_argument("run", help=RUN_HELP)
-    p.add_argument("--format", choices=sorted(FORMATS), default="provn", help="serialisation (default provn)")
+    ask = p.add_mutually_exclusive_group()
+    ask.add_argument("--format", choices=sorted(FORMATS), default=None, help="serialisation (default provn)")
+    ask.add_argument("--who", action="store_true", help="the people and software behind the run, with roles and versions")
+    ask.add_argument("--inputs", action="store_true", help="the files the run used that none of its jobs made")
+    ask.add_argument("--outputs", action="store_true", help="the files the run's jobs made")
+    ask.add_argument("--derived", metavar="FILE", help="what FILE was made by and derived from, and what derives from it")
+    p.add_argument("--json", action="store_true", help="print a query's answer as JSON")
     p.set_defaults(handler=cmd_prov)
 
     p = sub.add_parser("verify", help="re-hash a run's recorded files and workflow folder", epilog=epilog,
@@ -134,7 +141,14 @@ def cmd_prov(ctx) -> int:
     from snakegate.provenance.compare import ProvMissing
     from snakegate.provenance.document import RENDERINGS, ensure_rendering
     run_dir = _run(ctx, ctx.args.run)
-    path = run_dir / FORMATS[ctx.args.format]
+    args = ctx.args
+    if args.who or args.inputs or args.outputs or args.derived is not None:
+        from snakegate.commands.prov_query import answer
+        return answer(ctx, run_dir)
+    if args.json:
+        raise UserError("--json goes with a question (--who, --inputs, --outputs, --derived FILE); "
+                        "for the record as JSON use --format json")
+    path = run_dir / FORMATS[args.format or "provn"]
     if path.name in RENDERINGS and not path.is_file() and (run_dir / "prov.json").is_file():
         try:
             path = ensure_rendering(run_dir, path.name)  # a big run defers these until someone asks
