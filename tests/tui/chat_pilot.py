@@ -64,7 +64,8 @@ SLOW_NOTE = _one_rule("slow-note", "Slow note", "Waits a minute, then writes a n
                       "sleep 60 && echo {params.label} > {output.note}")
 # Fails with a message of its own on stderr, as a real script would.
 BROKEN_NOTE = _one_rule("broken-note", "Broken note", "Always fails, saying why.",
-                        "echo 'ValueError: column weight is not in the table' >&2; exit 3")
+                        # the message is put together at run time: it appears nowhere in the Snakefile
+                        "python3 -c 'import sys; sys.exit(chr(86) + \\\"alueError: column weight is missing\\\")'")
 
 
 @pytest.fixture
