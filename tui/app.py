@@ -71,7 +71,8 @@ class ChatApp(TurnsMixin, RunsMixin, App[None]):
     def on_mount(self) -> None:
         self.sub_title = present.LOADING
         self.query_one("#prompt", Input).focus()
-        self._connect()
+        # after the first frame: loading the registry must not compete with painting it
+        self.call_after_refresh(self._connect)
 
     @property
     def registry(self):
