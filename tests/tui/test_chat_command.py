@@ -77,6 +77,28 @@ def test_chat_starts_in_a_terminal_and_quits_with_ctrl_q(tmp_path):
     assert b"Traceback" not in seen
 
 
+def test_a_model_without_a_server_url_ends_the_chat_with_exit_2_naming_the_fix(tmp_path):
+    """The registry and the backend are set up after the first paint; a setting that cannot work still ends
+    the command with a sentence and exit 2, as every other usage mistake does."""
+    root = make_registry(tmp_path / "registry")
+    main, child = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "snakegate.cli", "chat", "--model", "qwen2.5:7b", "--user", "Ada"],
+                            cwd=root, env=clean_env(TERM="xterm-256color", COLUMNS="80", LINES="24"), stdin=child,
+                            stdout=child, stderr=child, close_fds=True)
+    os.close(child)
+    try:
+        seen = _read_until(main, None, timeout=60, proc=proc)
+        assert proc.wait(timeout=10) == 2
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(main)
+    text = b" ".join(seen.split()).decode(errors="replace")
+    assert "no server URL" in text and "--guided" in text
+    assert "Traceback" not in text
+
+
 def test_ctrl_q_during_a_model_request_ends_the_process_at_once(tmp_path):
     """The model takes 30 s to answer; ctrl+q still ends the real command within seconds (the request runs in a
     thread nobody waits for), instead of a blank terminal until the request times out."""
