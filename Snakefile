@@ -4,13 +4,14 @@
 #   snakemake --configfile run.yaml --executor slurm --jobs 50          # cluster
 #
 # Order matters: the run config is gated at parse time, before any DAG or job
-# exists; only then is the workflow included as a module with its outputs under
-# runs/<run_id>/, and the handlers keep run.json and the PROV record current.
+# exists; only then is the workflow included as a module, from the run folder's
+# immutable copy runs/<run_id>/workflow/, with its outputs under runs/<run_id>/,
+# and the handlers keep run.json and the PROV record current.
 
 from snakegate.entry import GateRefused, prepare
 
 try:
-    snakegate_run = prepare(config, workflow.basedir, workflow.overwrite_configfiles)
+    snakegate_run = prepare(config, workflow.basedir, workflow.overwrite_configfiles, workflow.exec_mode)
 except GateRefused as refusal:
     raise WorkflowError(str(refusal)) from None
 
@@ -41,11 +42,17 @@ except GateRefused as refusal:
 
 
 onstart:
-    snakegate_run.on_start(log)
+    try:
+        snakegate_run.on_start(log, touch=workflow.touch)
+    except GateRefused as refusal:
+        raise WorkflowError(str(refusal)) from None
 
 
 onsuccess:
-    snakegate_run.on_success(log)
+    try:
+        snakegate_run.on_success(log)
+    except GateRefused as refusal:
+        raise WorkflowError(str(refusal)) from None
 
 
 onerror:

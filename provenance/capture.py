@@ -152,8 +152,18 @@ class _Builder:
         doc.delegated(ids["snakemake"], person_id)
         self.agent_ids = ids
 
+    def _git_folder(self, content_hash: str) -> Path | None:
+        """Where the workflow's git tree is read: the folder itself, or, for a run's copy
+        (runs/<id>/workflow/, outside git), the registry folder it was copied from while that still
+        holds the same content; None when the registry has moved on (its tree would not be what ran)."""
+        if self.run_dir not in self.workflow_folder.parents:
+            return self.workflow_folder
+        source = self.root / "workflows" / str(self.manifest.get("id") or "")
+        return source if source.is_dir() and workflow_hash(source) == content_hash else None
+
     def workflow(self) -> str:
-        git = gitinfo.git_state(self.root, self.workflow_folder)
+        content_hash = workflow_hash(self.workflow_folder)
+        git = gitinfo.git_state(self.root, self._git_folder(content_hash))
         if git.available and git.commit:
             registry_id = f"registry:{git.commit}"
             registry_attrs = {"prov:type": Q("sg:RegistrySnapshot"), "sg:gitCommit": git.commit,
@@ -162,7 +172,6 @@ class _Builder:
             registry_id = "registry:no-git"
             registry_attrs = {"prov:type": Q("sg:RegistrySnapshot"), "sg:git": git.reason or "no git"}
         self.doc.entity(registry_id, registry_attrs)
-        content_hash = workflow_hash(self.workflow_folder)
         wf_id = self.manifest.get("id") or self.workflow_folder.name
         _, shown = self.files.shown(str(self.workflow_folder))
         ident = f"wf:{local(wf_id)}/{content_hash}"

@@ -14,6 +14,7 @@ import datetime as _dt
 import fcntl
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,8 @@ LOCK_FILE = ".lock"
 # Set by `snakegate run` for its Snakemake child, which runs under the parent's lock.
 LOCK_HELD_ENV = "SNAKEGATE_RUN_LOCK_HELD"
 
-STATUSES = ("running", "succeeded", "failed", "cancelled")
+STATUSES = ("running", "succeeded", "failed", "cancelled", "incomplete")
+RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # as schemas/invocation.schema.json
 
 
 class RunBusy(Exception):
@@ -49,6 +51,11 @@ def parse_time(text: str | None) -> _dt.datetime | None:
     if not text:
         return None
     return _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def is_safe_run_id(run_id: str) -> bool:
+    """A run id that names one folder directly under runs/ (no `..`, no `/`)."""
+    return bool(RUN_ID_PATTERN.fullmatch(run_id)) and set(run_id) != {"."}
 
 
 def new_run_id(invocation_id: str, now: _dt.datetime | None = None) -> str:

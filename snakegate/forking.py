@@ -19,6 +19,7 @@ from snakegate.dag import DagError, build_dag
 from snakegate.errors import ExitCode, UserError
 from snakegate.gate import gate
 from snakegate.models import GateResult
+from snakegate.pinning import PinError, registry_of_run
 from snakegate.provenance import compare, runstore
 from snakegate.provenance.secrets import is_keyed_hash
 from snakegate.registry import Registry
@@ -108,6 +109,11 @@ def plan_fork(registry: Registry, settings: Settings, parent: Path, changes: dic
     invocation = {"workflow": base["workflow"], "params": params}
     if base.get("version"):
         invocation["version"] = base["version"]
+    # a fork changes params, never code: it is gated against (and runs) the parent's workflow copy
+    try:
+        registry = registry_of_run(registry, parent, str(base["workflow"]))
+    except PinError as exc:
+        raise ForkRefused(str(exc), "workflow") from None
     result = gate(registry, invocation, settings)
     if not result.ok:
         raise ForkRefused(f"the fork of run {parent.name} does not pass the gate", "gate", result)

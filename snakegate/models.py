@@ -12,6 +12,8 @@ ErrorCode = Literal[
     "invocation_mismatch", "preflight", "tool_missing", "sample_sheet", "secret_key",
     # hostile run-config files and shapes (snakegate.runconfig, snakegate.configshape)
     "yte_config", "python_tag", "duplicate_key", "yaml_bomb", "too_deep", "too_large",
+    # what runs is what was gated (snakegate.entry, snakegate.pinning)
+    "run_exists", "input_changed",
 ]
 
 

@@ -138,10 +138,12 @@ class Registry:
         return scored[:limit]
 
 
-def load_workflow(folder: Path) -> Workflow:
+def load_workflow(folder: Path, expected_id: str | None = None) -> Workflow:
+    """The workflow in `folder`; its id must be `expected_id` (default: the folder's name; a run's
+    copy lives in runs/<run_id>/workflow/, so it names the id it must have)."""
     manifest_path = folder / "workflow.yaml"
     data = _yaml_load(manifest_path)
-    problems = manifest_problems(data, folder.name)
+    problems = manifest_problems(data, expected_id or folder.name)
     if problems:
         raise RegistryError(
             f"{manifest_path} is not a valid workflow manifest:\n  - " + "\n  - ".join(problems)

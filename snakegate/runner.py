@@ -11,7 +11,6 @@ the run is then marked cancelled.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -20,10 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from snakegate.entry import explicit_config, invocation_record, strip_prefix, MODULE_PREFIX
+from snakegate import forkseed, pinning
+from snakegate.entry import explicit_config, invocation_record, missing_outputs, reuse_fields, strip_prefix, MODULE_PREFIX
 from snakegate.errors import ExitCode, UserError
 from snakegate.gate import gate
-from snakegate.models import GateResult
+from snakegate.models import GateError, GateResult
 from snakegate.provenance import runstore, snakemakelog
 from snakegate.registry import Registry
 from snakegate.runconfig import dump_yaml
@@ -37,7 +37,7 @@ class RunOptions:
     cores: int = 1
     executor: str | None = None
     jobs: int | None = None
-    profile: str | None = None
+    profile: str | None = None  # a profile file that passed profiles.check (an absolute path)
     forcerun: list[str] = field(default_factory=list)  # rule names of the workflow (no module prefix)
     seed_from: Path | None = None  # a parent run whose outputs are copied in first (fork)
 
@@ -45,7 +45,8 @@ class RunOptions:
         # The run folder's own flock excludes a second execution of the same run, and run folders never
         # share outputs. Snakemake's directory lock adds nothing here and hurts concurrent runs: every
         # Snakemake that finishes deletes the whole shared .snakemake/locks folder, other runs' locks too.
-        args = ["--nolock", "--cores", str(self.cores)]
+        # No workflow profile: profiles/default/ next to the Snakefile would otherwise be read unchecked.
+        args = ["--nolock", "--workflow-profile", "none", "--cores", str(self.cores)]
         if self.executor:
             args += ["--executor", self.executor]
         if self.jobs:
@@ -102,21 +103,23 @@ def _unique_run_dir(settings: Settings, invocation_id: str) -> tuple[str, Path]:
     return run_id, settings.runs_dir / run_id
 
 
-def _seed(parent: Path, run_dir: Path) -> None:
-    """Copy a parent run's outputs and logs (with their mtimes) so unaffected jobs are not re-run."""
-    for sub in ("results", "logs"):
-        src = parent / sub
-        if src.is_dir():
-            shutil.copytree(src, run_dir / sub, copy_function=shutil.copy2, dirs_exist_ok=True)
-
-
 def execute(registry: Registry, settings: Settings, invocation: dict, options: RunOptions,
             on_progress: Callable[[dict], None] | None = None, echo: Callable[[str], None] | None = None,
-            extra_record: dict | None = None, cancel: threading.Event | None = None) -> RunOutcome:
+            extra_record: dict | None = None, cancel: threading.Event | None = None,
+            pinned_from: Path | None = None) -> RunOutcome:
     """Gate, then run. Raises GateRejected (a UserError) when the gate refuses; nothing is left then.
 
     Setting `cancel` (from another thread, e.g. the chat's cancel key) stops the run as SIGINT to the front
-    end does: Snakemake is signalled, stops its jobs, and the run is recorded `cancelled`."""
+    end does: Snakemake is signalled, stops its jobs, and the run is recorded `cancelled`.
+    `pinned_from`: a recorded run whose workflow copy the invocation is gated against and run with
+    (rerun, fork), whatever the registry holds now."""
+    if pinned_from is None and options.seed_from is not None:
+        pinned_from = options.seed_from  # a fork runs its parent's code, whoever starts it (CLI, chat)
+    if pinned_from is not None:
+        try:
+            registry = pinning.registry_of_run(registry, pinned_from, str(invocation.get("workflow")))
+        except pinning.PinError as exc:
+            raise UserError(str(exc), ExitCode.INVALID) from None
     # Building the DAG is Snakemake's own first step, before any job, so the gate's copy of that step
     # would only double its cost (8 s of a 10,000-job run). Everything else is proved here; a DAG
     # Snakemake cannot build is explained by the full gate afterwards (see _dag_refusal).
@@ -131,10 +134,16 @@ def execute(registry: Registry, settings: Settings, invocation: dict, options: R
         outcome = _run(registry, settings, result, run_id, run_dir, options, on_progress, echo, extra_record or {},
                        cancel)
         refusal = _dag_refusal(registry, settings, invocation, outcome)
+    except (GateRejected, forkseed.ReuseRefused) as exc:
+        lock.release()
+        pinning.remove_tree(run_dir)  # nothing ran: a refusal leaves nothing
+        if isinstance(exc, forkseed.ReuseRefused):
+            raise UserError(str(exc), ExitCode.INVALID) from None
+        raise
     finally:
         lock.release()
     if refusal is not None:
-        shutil.rmtree(run_dir, ignore_errors=True)  # no job ran: a refusal leaves nothing, as before a run
+        pinning.remove_tree(run_dir)  # no job ran: a refusal leaves nothing, as before a run
         raise GateRejected(refusal)
     return outcome
 
@@ -143,6 +152,17 @@ class GateRejected(UserError):
     def __init__(self, result: GateResult):
         super().__init__("the gate refused the run config", ExitCode.INVALID)
         self.result = result
+
+
+def _copy_workflow(registry: Registry, result: GateResult, run_dir: Path):
+    """runs/<run_id>/workflow/: the gated workflow folder, verified, read-only; the Workflow read from it."""
+    try:
+        pinning.make_copy(registry.get(result.workflow).folder, run_dir, result.invocation.workflow_hash)
+        return pinning.load_copy(run_dir, result.workflow)
+    except pinning.PinError as exc:
+        raise GateRejected(GateResult(ok=False, workflow=result.workflow, errors=[GateError(
+            path="workflow", code="invocation_mismatch", message=str(exc),
+            hint="run again once the workflow folder is no longer being edited")])) from None
 
 
 def _dag_refusal(registry, settings, invocation, outcome: "RunOutcome") -> GateResult | None:
@@ -156,7 +176,6 @@ def _dag_refusal(registry, settings, invocation, outcome: "RunOutcome") -> GateR
 
 def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo, extra_record,
          cancel=None) -> RunOutcome:
-    wf = registry.get(result.workflow)
     runstore.write_text_atomic(run_dir / runstore.CONFIG_YAML, dump_yaml(explicit_config(result, run_id)),
                               mode=runstore.CONFIG_MODE)
     runstore.write_json_atomic(run_dir / runstore.INVOCATION_JSON, invocation_record(result))
@@ -166,13 +185,18 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
                         options={"cores": options.cores, "executor": options.executor, "jobs": options.jobs,
                                  "profile": options.profile},
                         **extra_record)
+    wf = _copy_workflow(registry, result, run_dir)
     if options.seed_from is not None:
-        _seed(options.seed_from, run_dir)
+        runstore.update_run(run_dir, **{forkseed.SEEDED_KEY: forkseed.seed(options.seed_from, run_dir,
+                                                                             settings.registry_root)})
 
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(settings.registry_root / "Snakefile"),
            "--configfile", str(run_dir / runstore.CONFIG_YAML), "--directory", str(settings.registry_root),
            *options.snakemake_args()]
-    env = dict(os.environ, **{runstore.LOCK_HELD_ENV: run_id})
+    # The gated id travels outside the config file, for Snakemake only: the top-level Snakefile refuses
+    # a config that gates to anything else. A profile reaches Snakemake only as checked (--profile).
+    env = {k: v for k, v in os.environ.items() if k != "SNAKEMAKE_PROFILE"}
+    env.update({runstore.LOCK_HELD_ENV: run_id, pinning.EXPECTED_ENV: result.invocation_id})
     progress = Progress(on_progress)
     log_lines: list[str] = []
     cancelled = {"signal": None}
@@ -264,7 +288,8 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, pro
     if signal_name:
         status = "cancelled"
     elif exit_code == 0:
-        status = "succeeded"
+        # a dry run, a profile or an executor that built less: what is missing is not a success
+        status = "incomplete" if missing_outputs(outputs) else "succeeded"
     else:
         status = "failed"
     # the handler's end time when it ran, so run.json and the PROV record agree
@@ -273,6 +298,9 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, pro
               "outputs": outputs, "progress": {"done": progress.done, "total": progress.total},
               "jobs_executed": progress.executed}
     fields["duration_s"] = runstore.duration_s({"started": record.get("started"), "ended": fields["ended"]})
+    if status == "incomplete":
+        fields["missing_outputs"] = missing_outputs(outputs)
+    fields.update(reuse_fields(run_dir))
     if status != "succeeded":
         fields["partial_outputs"] = sorted(
             p.relative_to(run_dir).as_posix() for p in (run_dir / "results").rglob("*") if p.is_file())
@@ -282,6 +310,8 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, pro
             fields["failed_rule"] = strip_prefix(failed[0].rule)
             fields["failed_log"] = failed[0].log
             fields["error"] = record.get("error") or failed[0].error or failed[0].message
+        elif record.get("error"):
+            fields["error"] = record["error"]  # the handler's or the gate's own words (input_changed, a refusal)
         elif "failed_rule" not in record:
             tail = [l for l in log_text.splitlines() if l.strip()][-8:]
             fields["error"] = " | ".join(tail)

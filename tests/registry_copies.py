@@ -41,7 +41,9 @@ def make_registry(root: Path, extra_workflows: dict[str, dict] | None = None, *,
     for wf_id, files in (extra_workflows or {}).items():
         (root / "workflows" / wf_id).mkdir()
         for name, text in files.items():
-            (root / "workflows" / wf_id / name).write_text(textwrap.dedent(text))
+            path = root / "workflows" / wf_id / name  # a name may hold a folder: scripts/x.py
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(text))
     if with_git:
         (root / ".gitignore").write_text("/runs/\n.snakemake/\n__pycache__/\n")
         git(root, "init", "-q")

@@ -119,15 +119,30 @@ def test_verify_catches_one_changed_output_byte(sg, base):
         target.write_bytes(original)
 
 
-def test_verify_names_a_changed_workflow_folder(sg, base, registry):
+def test_verify_checks_the_runs_own_workflow_copy_not_the_registry(sg, base, registry):
+    """A run executes runs/<id>/workflow/ (a read-only copy): the registry moving on changes nothing
+    about it, while a change to the copy itself is named."""
     script = registry / "workflows" / "tabular-profile" / "scripts" / "plot.py"
     original = script.read_text()
     script.write_text(original + "\n# edited after the run\n")
     try:
         code, out, _ = sg("verify", base.name)
-        assert code == 1 and "workflows/tabular-profile: the workflow folder changed since the run" in out
+        assert code == 0 and out.startswith("ok:"), out
     finally:
         script.write_text(original)
+    copied = base / "workflow" / "scripts" / "plot.py"
+    folder_mode, file_mode = copied.parent.stat().st_mode, copied.stat().st_mode
+    copied.parent.chmod(0o755)
+    copied.chmod(0o644)
+    kept = copied.read_text()
+    copied.write_text(kept + "\n# tampered\n")
+    try:
+        code, out, _ = sg("verify", base.name)
+        assert code == 1 and f"runs/{base.name}/workflow: the workflow folder changed since the run" in out, out
+    finally:
+        copied.write_text(kept)
+        copied.chmod(file_mode)
+        copied.parent.chmod(folder_mode)
 
 
 # ---- rerun --------------------------------------------------------------------------------------

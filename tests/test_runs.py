@@ -130,23 +130,47 @@ def test_snakegate_run_of_each_example_produces_the_declared_outputs(registry, e
     assert "succeeded" in proc.stdout and "outputs:" in proc.stdout  # the one-line summary
 
 
-def test_plain_snakemake_reproduces_a_run_from_its_config(registry):
+def test_plain_snakemake_reproduces_a_run_from_its_config_under_a_new_run_id(registry):
     sg(registry, "run", "workflows/tabular-profile/examples/basic.yaml", check=0)
     run_dir = only_run(registry)
-    profile = run_dir / "results" / "profile.json"
-    before = profile.read_bytes()
-    mtime = profile.stat().st_mtime_ns
+    before = (run_dir / "results" / "profile.json").read_bytes()
 
-    again = plain_snakemake(registry, run_dir / "config.yaml")
+    again = plain_snakemake(registry, run_dir / "config.yaml", "--config", "run_id=again")
     assert again.returncode == 0, again.stderr
-    assert "Nothing to be done" in again.stderr
-    assert profile.stat().st_mtime_ns == mtime  # outputs current: nothing re-ran
+    repeat = registry / "runs" / "again"
+    assert (repeat / "results" / "profile.json").read_bytes() == before  # byte-identical
+    record = json.loads((repeat / "run.json").read_text())
+    assert record["status"] == "succeeded" and record["source"] == "snakemake"
+    assert record["invocation_id"] == json.loads((run_dir / "run.json").read_text())["invocation_id"]
 
-    shutil.rmtree(run_dir / "results")
-    redo = plain_snakemake(registry, run_dir / "config.yaml")
-    assert redo.returncode == 0, redo.stderr
-    assert profile.read_bytes() == before  # everything re-ran, byte-identical
-    assert json.loads((run_dir / "run.json").read_text())["status"] == "succeeded"
+
+def _snapshot(run_dir: Path) -> dict:
+    return {p.relative_to(run_dir).as_posix(): (p.stat().st_mtime_ns, p.read_bytes())
+            for p in sorted(run_dir.rglob("*")) if p.is_file() and p.name != ".lock"}
+
+
+def test_plain_snakemake_refuses_to_run_into_a_finished_run_folder(registry):
+    sg(registry, "run", "workflows/tabular-profile/examples/basic.yaml", check=0)
+    run_dir = only_run(registry)
+    shutil.rmtree(run_dir / "results")  # even with its outputs gone, the finished run is not redone in place
+    before = _snapshot(run_dir)
+    proc = plain_snakemake(registry, run_dir / "config.yaml")
+    assert proc.returncode != 0
+    assert "[run_exists]" in proc.stderr and str(run_dir) in proc.stderr and "already succeeded" in proc.stderr
+    assert f"snakegate rerun {run_dir.name}" in proc.stderr  # the fix
+    assert _snapshot(run_dir) == before and not (run_dir / "results").exists()
+
+
+def test_plain_snakemake_refuses_a_run_folder_of_another_invocation(registry, tmp_path):
+    sg(registry, "run", "workflows/tabular-profile/examples/basic.yaml", check=0)
+    run_dir = only_run(registry)
+    before = _snapshot(run_dir)
+    other = write_config(tmp_path / "other.yaml", {"workflow": "tabular-profile", "run_id": run_dir.name, "params": {
+        "dataset_file": "data/examples/tabular-penguins.csv", "missing_strategy": "fill_median"}})
+    proc = plain_snakemake(registry, other)
+    assert proc.returncode != 0
+    assert "[run_exists]" in proc.stderr and str(run_dir) in proc.stderr and "another invocation" in proc.stderr
+    assert _snapshot(run_dir) == before  # outputs, config and record of the earlier run untouched
 
 
 def _assert_refused_before_any_job(root: Path, proc, needle: str) -> None:

@@ -98,11 +98,21 @@ def parent_invocation(run_dir: Path) -> dict:
 
 
 def _workflow_of(ctx, run_dir: Path):
-    """The registry's workflow a run used, or None when it is no longer in the registry."""
+    """The workflow a run executed: its run folder's copy; for a run made before copies, the
+    registry's workflow of that id, or None when it is no longer in the registry."""
+    from snakegate.pinning import run_workflow
     from snakegate.provenance import runstore
+    copy = run_workflow(run_dir)
+    if copy is not None:
+        return copy
     wf_id = runstore.read_run(run_dir).get("workflow") or \
         (runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}).get("workflow")
     return ctx.registry.get(wf_id) if wf_id else None
+
+
+def _pin_of(run_dir: Path) -> Path | None:
+    from snakegate.pinning import has_copy
+    return run_dir if has_copy(run_dir) else None
 
 
 def _outputs(wf) -> dict | None:
@@ -190,8 +200,9 @@ def cmd_rerun(ctx) -> int:
 
     parent = _run(ctx, ctx.args.run)
     invocation = parent_invocation(parent)
+    # the parent's own workflow copy, so a rerun repeats what ran even after the registry moved on
     outcome = run_and_report(ctx, invocation, options_from(ctx.args), f"rerun of run {parent.name}",
-                             extra_record={"rerun_of": parent.name})
+                             extra_record={"rerun_of": parent.name}, pinned_from=_pin_of(parent))
     if outcome.status != "succeeded":
         return exit_for(outcome.status)
     status = compare.output_status(parent, outcome.run_dir, _outputs(_workflow_of(ctx, outcome.run_dir)))
@@ -227,8 +238,9 @@ def cmd_fork(ctx) -> int:
     print(f"fork of run {parent.name}: {', '.join(f'{k}={v!r}' for k, v in changes.items())} changes rule(s) "
           f"{', '.join(plan.changed_rules)}; those and their downstream jobs re-run, the rest is copied from the parent")
     options = options_from(ctx.args, forcerun=plan.changed_rules, seed_from=parent)
-    outcome = run_and_report(ctx, plan.invocation, options, source, extra_record=plan.record())
-    wf = ctx.workflow(plan.result.workflow)
+    outcome = run_and_report(ctx, plan.invocation, options, source, extra_record=plan.record(),
+                             pinned_from=_pin_of(parent))
+    wf = _workflow_of(ctx, outcome.run_dir)  # the fork's own copy: the registry may no longer hold it
     # in the manifest's rule order, not the order the scheduler happened to pick for independent jobs
     order = {rule: i for i, rule in enumerate(wf.manifest.rules)}
     executed = sorted(outcome.record.get("jobs_executed") or [], key=lambda r: (order.get(r, len(order)), r))

@@ -15,7 +15,8 @@ def add_snakemake_options(p) -> None:
     g.add_argument("--cores", type=int, default=1, metavar="N", help="cores for local jobs (default 1)")
     g.add_argument("--executor", metavar="NAME", help="Snakemake executor plugin, e.g. slurm")
     g.add_argument("--jobs", type=int, metavar="N", help="jobs submitted at once (cluster executors)")
-    g.add_argument("--profile", metavar="DIR", help="Snakemake profile folder")
+    g.add_argument("--profile", metavar="DIR", help="Snakemake profile folder (or $SNAKEMAKE_PROFILE); only the "
+                   "settings the README lists (executor, resources, retries, software deployment, …) are allowed")
     p.add_argument("-v", "--verbose", action="store_true", help="show Snakemake's own output")
 
 
@@ -38,12 +39,15 @@ def register(sub, epilog: str) -> None:
 
 
 def options_from(args, **extra):
+    from snakegate.profiles import check_executor, checked_profile
     from snakegate.runner import RunOptions
     if args.cores < 1:
         raise UserError(f"--cores must be at least 1 (got {args.cores})")
     if args.jobs is not None and args.jobs < 1:
         raise UserError(f"--jobs must be at least 1 (got {args.jobs})")
-    return RunOptions(cores=args.cores, executor=args.executor, jobs=args.jobs, profile=args.profile, **extra)
+    check_executor(args.executor)
+    profile = checked_profile(args.profile, args.executor)  # only allow-listed keys reach Snakemake
+    return RunOptions(cores=args.cores, executor=args.executor, jobs=args.jobs, profile=profile, **extra)
 
 
 class ProgressPrinter:
@@ -63,15 +67,17 @@ class ProgressPrinter:
         print(f"  [{p['done']}/{total}]{rule}", file=self.stream, flush=True)
 
 
-def run_and_report(ctx, invocation: dict, options, source: str, extra_record: dict | None = None):
-    """Shared by run, rerun and fork: gate + execute + one-line summary; returns the outcome."""
+def run_and_report(ctx, invocation: dict, options, source: str, extra_record: dict | None = None,
+                   pinned_from=None):
+    """Shared by run, rerun and fork: gate + execute + one-line summary; returns the outcome.
+    `pinned_from`: the recorded run whose workflow copy is run (rerun, fork), not the registry's."""
     from snakegate.commands.registry_cmds import print_gate_result
     from snakegate.runner import GateRejected, execute
 
     echo = (lambda line: sys.stderr.write(line)) if getattr(ctx.args, "verbose", False) else None
     try:
         outcome = execute(ctx.registry, ctx.settings, invocation, options, on_progress=ProgressPrinter(), echo=echo,
-                          extra_record=extra_record)
+                          extra_record=extra_record, pinned_from=pinned_from)
     except GateRejected as rejected:
         print_gate_result(rejected.result, source, stream=sys.stderr)
         raise UserError("nothing was run", ExitCode.INVALID) from None
@@ -86,6 +92,10 @@ def summary_line(outcome, root) -> str:
     parts = [f"{outcome.status}", f"run {outcome.run_id}", f"{dur:.1f} s" if dur is not None else "?"]
     if outcome.status == "failed" and rec.get("failed_rule"):
         parts.append(f"failed rule {rec['failed_rule']} (log: {', '.join(rec.get('failed_log') or []) or 'none'})")
+    elif outcome.status == "failed" and rec.get("error_code"):
+        parts.append(str(rec.get("error")))  # refused by the pin, or an input changed under the run
+    if outcome.status == "incomplete":
+        parts.append(f"missing: {', '.join(rec.get('missing_outputs') or [])}")
     parts.append("outputs: " + (", ".join(made) if made else "none"))
     prov = outcome.run_dir / "prov.json"
     parts.append(f"provenance: {_rel(prov, root)}" if prov.exists() else "provenance: not written")
