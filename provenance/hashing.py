@@ -68,10 +68,12 @@ def folder_files(folder: Path, exclude_top: frozenset[str] = frozenset()) -> lis
     return out
 
 
-def folder_hash(folder: str | os.PathLike, exclude_top: frozenset[str] = frozenset()) -> str:
+def folder_hash(folder: str | os.PathLike, exclude_top: frozenset[str] = frozenset(), *,
+                use_cache: bool = True) -> str:
     """sha256 over the sorted (relative path, file sha256) list of a folder."""
     folder = Path(folder)
-    entries = [[p.relative_to(folder).as_posix(), sha256_file(p)] for p in folder_files(folder, exclude_top)]
+    entries = [[p.relative_to(folder).as_posix(), sha256_file(p, use_cache=use_cache)]
+               for p in folder_files(folder, exclude_top)]
     return sha256_text(canonical_json(entries))
 
 

@@ -22,9 +22,10 @@ import shutil
 import stat
 from pathlib import Path
 
+from snakegate import samplesheet
 from snakegate.contract import format_path, iter_nodes
 from snakegate.provenance import runstore
-from snakegate.provenance.hashing import sha256_file, workflow_files, workflow_hash
+from snakegate.provenance.hashing import folder_hash, sha256_file, workflow_files, workflow_hash
 from snakegate.registry import Registry, RegistryError, Workflow, load_workflow
 from snakegate.settings import Settings
 
@@ -151,33 +152,59 @@ def pinned_registry(registry: Registry, wf: Workflow) -> Registry:
     return Registry(root=registry.root, workflows={wf.id: wf})
 
 
+def _digest(path: Path) -> str:
+    # from the bytes, never the in-process cache: a file rewritten in place keeps its cache key
+    return folder_hash(path, use_cache=False) if path.is_dir() else sha256_file(path, use_cache=False)
+
+
 def recheck_inputs(schema: dict, params: dict, gated: dict[str, str], settings: Settings) -> list[dict]:
-    """Every gated input (param path -> sha256 in `gated`) re-resolved from the path Snakemake was
-    given in `params` and re-hashed from its bytes; one entry per input that is no longer the gated
-    file: {param, path, gated_sha256, current_sha256, resolved_path, reason}."""
+    """Every gated input (invocation input key -> sha256 in `gated`) re-resolved from the params
+    Snakemake was given and re-hashed from its bytes, sample-sheet files included; one entry per
+    input that is no longer the gated file: {param, path, gated_sha256, current_sha256,
+    resolved_path, reason}. Reads files, writes nothing."""
     roots = [Path(r).resolve() for r in settings.data_roots]
-    changed = []
+    changed: list[dict] = []
+    good: dict[tuple, Path] = {}
+    seen: set[str] = set()
+
+    def note(key: str, shown: str, resolved: Path | None, current: str | None, reason: str) -> None:
+        changed.append({"param": key, "path": shown, "gated_sha256": gated[key], "current_sha256": current,
+                        "resolved_path": str(resolved) if resolved is not None else None, "reason": reason})
+
     for node in iter_nodes(schema, params):
         key = format_path(("params",) + node.parts)
         if node.is_key or key not in gated or not isinstance(node.value, str):
             continue
-        path = Path(node.value)
-        current, reason, resolved = None, None, None
+        seen.add(key)
+        path, resolved = Path(node.value), None
         try:
             resolved = (path if path.is_absolute() else settings.registry_root / path).resolve()
-            inside = any(resolved == r or r in resolved.parents for r in roots)
-            current = sha256_file(resolved, use_cache=False)
+            current = _digest(resolved)
         except (OSError, RuntimeError) as exc:
-            inside = True  # not reached the roots check; the read failure is the reason
-            reason = f"cannot be read now ({getattr(exc, 'strerror', None) or exc})"
-        if reason is None and not inside:
-            reason = f"now resolves to {resolved}, outside the data roots"
-        elif reason is None and current != gated[key]:
-            reason = "its content changed"
-        if reason is None:
+            note(key, node.value, resolved, None, f"cannot be read now ({getattr(exc, 'strerror', None) or exc})")
             continue
-        changed.append({"param": key, "path": node.value, "gated_sha256": gated[key], "current_sha256": current,
-                        "resolved_path": str(resolved) if resolved is not None else None, "reason": reason})
+        if not any(resolved == r or r in resolved.parents for r in roots):
+            note(key, node.value, resolved, current, f"now resolves to {resolved}, outside the data roots")
+        elif current != gated[key]:
+            note(key, node.value, resolved, current, "its content changed")
+        else:
+            good[node.parts] = resolved
+    # files named inside sample sheets: resolved again from the (unchanged) sheets, as the gate does
+    problems: list = []
+    sheet_files = samplesheet.gate_tables(schema, params, good, settings.registry_root, roots, problems)
+    why = {e.path: e.message for e in problems}
+    for key in sorted(set(gated) - seen):
+        resolved = sheet_files.get(key)
+        if resolved is None:
+            note(key, key, None, None, why.get(key, "its sample sheet changed, or the file it names no longer resolves inside the data roots"))
+            continue
+        try:
+            current = _digest(resolved)
+        except OSError as exc:
+            note(key, str(resolved), resolved, None, f"cannot be read now ({exc.strerror or exc})")
+            continue
+        if current != gated[key]:
+            note(key, str(resolved), resolved, current, "its content changed")
     return changed
 
 
