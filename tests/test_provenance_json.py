@@ -134,9 +134,10 @@ def curated_runs(curated_registry) -> dict[str, Path]:
 
 
 def build_again(registry: Path, workflow: str, run_dir: Path) -> Document:
-    from snakegate.registry import Registry
+    from snakegate.pinning import run_workflow
 
-    wf = Registry.load(registry).get(workflow)
+    wf = run_workflow(run_dir)  # the run's own workflow copy, as the Snakefile's handlers pass it
+    assert wf is not None and wf.id == workflow
     return capture.build(run_dir, registry, registry, wf.manifest.model_dump(), wf.schema, wf.folder, None,
                          "succeeded", "wf_")
 
