@@ -168,6 +168,9 @@ def detail_lines(facts) -> list[str]:
     outputs = [o for o in r.get("outputs") or [] if isinstance(o, dict)]
     lines += [f"  {o.get('name')}: {o.get('path')}" + ("" if o.get("exists") else " (missing)") for o in outputs] \
         or ["  (none recorded)"]
+    numbers = key_numbers(facts.explained)
+    if numbers:
+        lines += ["", "Key numbers"] + [f"  {n}" for n in numbers]
     lines += ["", "Provenance"]
     origin = r.get("origin") if isinstance(r.get("origin"), dict) else facts.origin or {}
     if origin:

@@ -41,6 +41,7 @@ def test_a_guided_run_succeeds_with_a_summary_and_shows_in_the_history(make_app,
             detail = text_of(app.screen.query_one("#run-detail"))
             assert "approved by: Ada Tester" in detail and "proposed by: guided-dialogue (guided)" in detail
             assert "registry commit: " in detail and "dataset_file: " in detail
+            assert "Key numbers" in detail and "rows_in = " in detail
             return run_id
 
     run_id = asyncio.run(scenario())
