@@ -8,7 +8,8 @@
 # immutable copy runs/<run_id>/workflow/, with its outputs under runs/<run_id>/,
 # and the handlers keep run.json and the PROV record current.
 
-from snakegate.entry import GateRefused, prepare
+from snakegate.entry import GateRefused
+from snakegate.prepare import prepare
 
 try:
     snakegate_run = prepare(config, workflow.basedir, workflow.overwrite_configfiles, workflow.exec_mode)
