@@ -46,14 +46,18 @@ _Dumper.add_implicit_resolver(
 _Dumper.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?:y|Y|n|N)$"), list("yYnN"))
 
 
-def same(a: Any, b: Any) -> bool:
-    """Equal and of the same types all the way down (Python's == says True == 1 == 1.0)."""
+def same(a: Any, b: Any, *, nan_equal: bool = False) -> bool:
+    """Equal and of the same types all the way down (Python's == says True == 1 == 1.0).
+    `nan_equal`: NaN matches NaN (for comparing two readers; a written config never holds NaN)."""
     if type(a) is not type(b) and not (isinstance(a, dict) and isinstance(b, dict)):
         return False
     if isinstance(a, dict):  # key order carries no meaning in a config
-        return {(type(k), k) for k in a} == {(type(k), k) for k in b} and all(same(a[k], b[k]) for k in a)
+        return {(type(k), k) for k in a} == {(type(k), k) for k in b} \
+            and all(same(a[k], b[k], nan_equal=nan_equal) for k in a)
     if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(same(x, y, nan_equal=nan_equal) for x, y in zip(a, b))
+    if nan_equal and isinstance(a, float) and a != a and b != b:
+        return True
     return a == b
 
 
