@@ -136,7 +136,7 @@ def _prepass(text: str, source: str) -> None:
                                                  f"(at `{shown}`)",
                                          hint=f"flatten the value; a run config nests at most {MAX_DEPTH} levels"))
             continue
-        if event.anchor is not None:
+        if isinstance(event, yaml.ScalarEvent) and event.anchor is not None:  # an alias names an anchor too
             sizes[event.anchor] = 1
         if is_key:
             top.key_next = False

@@ -246,3 +246,12 @@ def test_python_objects_in_memory_are_refused_as_types(registry):
         result = gate(Registry.load(registry), {"workflow": "open-note", "params": {"note": value}},
                       load_settings(registry), check_dag=False)
         assert [(e.code, e.path) for e in result.errors] == [("type", "params.note")], value
+
+
+def test_the_loader_refuses_an_alias_bomb_from_its_events_before_building_anything(tmp_path):
+    """The file path never builds the shared structure at all: the size is counted on PyYAML's events."""
+    from snakegate.runconfig import read_run_config
+
+    data, error = read_run_config(write(tmp_path, "bomb", bomb()))
+    assert data is None and error.code == "yaml_bomb"
+    assert "once its YAML aliases are expanded" in error.message
