@@ -47,7 +47,7 @@ def refuse_unsafe_configfiles(configfiles) -> None:
         if error.code == "yte_config":
             error = error.model_copy(update={"message": error.message + "; Snakemake has already evaluated it, "
                                                                         "and the run stops here"})
-        raise GateRefused(refusal_text(GateResult(ok=False, errors=[error])))
+        raise GateRefused(refusal_text(GateResult(ok=False, errors=[error])), [error])
 
 
 def prepare(config: dict, registry_root: str | os.PathLike, configfiles=(), exec_mode=None) -> RunContext:
@@ -55,18 +55,39 @@ def prepare(config: dict, registry_root: str | os.PathLike, configfiles=(), exec
     refuse or return the context. `exec_mode` is Snakemake's (workflow.exec_mode): anything but
     DEFAULT is a job."""
     root = Path(registry_root).resolve()
-    refuse_unsafe_configfiles(configfiles)
-    if not config:
-        raise GateRefused("no run config: pass one with `snakemake --configfile <run.yaml>` "
-                          "(write one with `snakegate init <workflow>`)")
-    settings = load_settings(root)
-    registry = Registry.load(root)
-    if exec_mode is not None and getattr(exec_mode, "name", str(exec_mode)).upper() != "DEFAULT":
-        return _prepare_job(dict(config), settings, registry)
-    expected = os.environ.get(pinning.EXPECTED_ENV)
-    if expected:
-        return _prepare_under_runner(dict(config), settings, registry, expected)
-    return _prepare_plain(dict(config), settings, registry)
+    in_job = exec_mode is not None and getattr(exec_mode, "name", str(exec_mode)).upper() != "DEFAULT"
+    expected = None if in_job else os.environ.get(pinning.EXPECTED_ENV)
+    try:
+        refuse_unsafe_configfiles(configfiles)
+        if not config:
+            raise GateRefused("no run config: pass one with `snakemake --configfile <run.yaml>` "
+                              "(write one with `snakegate init <workflow>`)")
+        settings = load_settings(root)
+        registry = Registry.load(root)
+        if in_job:
+            return _prepare_job(dict(config), settings, registry)
+        if expected:
+            return _prepare_under_runner(dict(config), settings, registry, expected)
+        return _prepare_plain(dict(config), settings, registry)
+    except GateRefused as refusal:
+        if expected:
+            _record_refusal(root, refusal)
+        raise
+
+
+def _record_refusal(root: Path, refusal: GateRefused) -> None:
+    """Under `snakegate run` the parent holds the run folder: its record says why nothing ran."""
+    run_id = os.environ.get(runstore.LOCK_HELD_ENV) or ""
+    try:
+        run_dir = load_settings(root).runs_dir / run_id
+    except UserError:
+        return
+    if not runstore.is_safe_run_id(run_id) or not (run_dir / runstore.RUN_JSON).is_file():
+        return
+    first = refusal.errors[0] if refusal.errors else None
+    runstore.update_run(run_dir, error=f"{first.code}: {first.message}" if first else str(refusal).splitlines()[0],
+                        error_code=first.code if first else "refused",
+                        refused=[e.model_dump() for e in refusal.errors])
 
 
 def _refuse(code: str, path: str, message: str, hint: str | None = None) -> GateRefused:
@@ -101,23 +122,15 @@ def _prepare_under_runner(config: dict, settings: Settings, registry: Registry, 
         raise _refuse("invocation_mismatch", "run_id", f"{pinning.EXPECTED_ENV} is set without "
                       f"{runstore.LOCK_HELD_ENV}: only `snakegate run` starts Snakemake with a pinned invocation")
     run_dir = settings.runs_dir / run_id
-    try:
-        if config.get("run_id") != run_id:
-            raise _refuse("invocation_mismatch", "run_id",
-                          f"snakegate run started run {run_id}, but the run config Snakemake read names run "
-                          f"{config.get('run_id')!r}: the config was changed after the gate")
-        recorded = runstore.read_json(run_dir / runstore.INVOCATION_JSON)
-        wf, result = _gate_copy(config, settings, registry, run_dir,
-                                (recorded.get("invocation") or {}).get("workflow") or str(config.get("workflow")))
-        if result.invocation_id != expected:
-            raise _mismatch(expected, result.invocation_id, "snakegate run")
-    except GateRefused as refusal:
-        # the parent holds the folder: say in its record why nothing ran
-        first = refusal.errors[0] if refusal.errors else None
-        if run_dir.is_dir() and first is not None:
-            runstore.update_run(run_dir, error=f"{first.code}: {first.message}", error_code=first.code,
-                                refused=[e.model_dump() for e in refusal.errors])
-        raise
+    if config.get("run_id") != run_id:
+        raise _refuse("invocation_mismatch", "run_id",
+                      f"snakegate run started run {run_id}, but the run config Snakemake read names run "
+                      f"{config.get('run_id')!r}: the config was changed after the gate")
+    recorded = runstore.read_json(run_dir / runstore.INVOCATION_JSON)
+    wf, result = _gate_copy(config, settings, registry, run_dir,
+                            (recorded.get("invocation") or {}).get("workflow") or str(config.get("workflow")))
+    if result.invocation_id != expected:
+        raise _mismatch(expected, result.invocation_id, "snakegate run")
     return RunContext(settings=settings, workflow=wf, result=result, run_id=run_id, run_dir=run_dir,
                       prefix=output_prefix(run_dir, Path.cwd()), source="snakegate run")
 

@@ -168,23 +168,36 @@ def waits_config(tmp_path: Path, gate_dir: Path, table: str = PENGUINS) -> Path:
 
 
 # ---- 11.1 the invocation is pinned from gate to job ----------------------------------------------
-def _drop_id_and_change_a_param(data):
+def _drop_id_and_change_a_param(config: Path):
+    data = _yaml_load(config)
     del data["invocation_id"]
     data["params"]["missing_strategy"] = "fill_mean"
+    _yaml_dump(config, data)
 
 
-def _change_a_param(data):
+def _change_a_param(config: Path):
+    data = _yaml_load(config)
     data["params"]["drop_duplicates"] = False
+    _yaml_dump(config, data)
 
 
-def _point_the_run_elsewhere(data):
+def _point_the_run_elsewhere(config: Path):
+    data = _yaml_load(config)
     data["run_id"] = "elsewhere"
+    _yaml_dump(config, data)
 
 
-@pytest.mark.parametrize("rewrite", [_drop_id_and_change_a_param, _change_a_param, _point_the_run_elsewhere],
-                         ids=["drop-invocation-id-and-change-a-param", "change-a-param", "change-run-id"])
+def _override_with_a_duplicate_key(config: Path):
+    # Snakemake's loader keeps the last of two keys: the strict re-read refuses the file
+    config.write_text(config.read_text() + "workflow: tabular-profile\n")
+
+
+@pytest.mark.parametrize("rewrite,code", [
+    (_drop_id_and_change_a_param, "invocation_mismatch"), (_change_a_param, "invocation_mismatch"),
+    (_point_the_run_elsewhere, "invocation_mismatch"), (_override_with_a_duplicate_key, "duplicate_key"),
+], ids=["drop-invocation-id-and-change-a-param", "change-a-param", "change-run-id", "duplicate-key"])
 def test_a_config_rewritten_between_the_gate_and_snakemake_is_refused_and_nothing_runs(registry, tmp_path,
-                                                                                     rewrite):
+                                                                                     rewrite, code):
     hook, pause = tmp_path / "hook", tmp_path / "pause"
     hook.mkdir()
     pause.mkdir()
@@ -194,20 +207,17 @@ def test_a_config_rewritten_between_the_gate_and_snakemake_is_refused_and_nothin
     try:
         wait_for(pause / "paused")  # gated, run folder written, Snakemake started and held before it reads
         run_dir = only_run(registry)
-        config = run_dir / "config.yaml"
-        data = _yaml_load(config)
-        rewrite(data)
-        _yaml_dump(config, data)
+        rewrite(run_dir / "config.yaml")
     finally:
         (pause / "go").touch()
     out, err = finish(proc)
     assert proc.returncode == 1, out + err
     assert run_names(registry) == {run_dir.name}  # nothing ran anywhere else either
     record = record_of(run_dir)
-    assert record["status"] == "failed" and record["error_code"] == "invocation_mismatch", record
+    assert record["status"] == "failed" and record["error_code"] == code, record
     assert not record.get("jobs_executed")
     assert not (run_dir / "results").exists()
-    assert "invocation_mismatch" in out  # the one-line summary says why
+    assert code in out  # the one-line summary says why
 
 
 def _pinned_config(tmp_path: Path, registry: Path) -> Path:
@@ -384,11 +394,9 @@ def _profile(tmp_path: Path, text: str) -> Path:
 
 
 @pytest.mark.parametrize("text,key", [
-    ("dryrun: true\n", "dryrun"), ("dry-run: true\n", "dry-run"), ("until: [wf_clean]\n", "until"),
-    ("omit-from: [wf_plot]\n", "omit-from"), ("forcerun: [wf_load]\n", "forcerun"),
-    ("allowed-rules: [wf_load]\n", "allowed-rules"), ("target-jobs: [wf_load]\n", "target-jobs"),
-    ("touch: true\n", "touch"), ("config: {params: {missing_strategy: fill_mean}}\n", "config"),
-    ("__use_yte__: true\njobs: 1\n", "__use_yte__"), ("latency-wait: 5\nexecutor: dryrun\n", "executor: dryrun"),
+    ("dryrun: true\n", "dryrun"), ("until: [wf_clean]\n", "until"), ("forcerun: [wf_load]\n", "forcerun"),
+    ("config: {params: {missing_strategy: fill_mean}}\n", "config"), ("__use_yte__: true\njobs: 1\n", "__use_yte__"),
+    ("latency-wait: 5\nexecutor: dryrun\n", "executor: dryrun"),
 ])
 def test_snakegate_run_refuses_a_profile_setting_that_changes_what_is_built(registry, tmp_path, text, key):
     proc = snakegate(registry, "run", "workflows/tabular-profile/examples/basic.yaml",
@@ -396,6 +404,22 @@ def test_snakegate_run_refuses_a_profile_setting_that_changes_what_is_built(regi
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert f"`{key}`" in proc.stderr and "refused" in proc.stderr
     assert run_names(registry) == set()
+
+
+def test_the_profile_allow_list_refuses_every_option_that_changes_what_is_built_or_whether_it_runs():
+    from snakegate.profiles import problems
+
+    refused = ["dryrun", "dry-run", "dry_run", "until", "omit-from", "forcerun", "forceall", "forcerun",
+               "allowed-rules", "target-jobs", "touch", "batch", "config", "configfile", "configfiles", "snakefile",
+               "directory", "rerun-triggers", "rerun-incomplete", "keep-incomplete", "list-rules", "summary",
+               "delete-all-output", "cleanup-metadata", "conda-create-envs-only", "workflow-profile", "quiet",
+               "__use_yte__", "slurm-partition"]
+    for key in refused:
+        assert problems({key: True}, None), key  # a plugin's setting only with that executor
+    allowed = {"executor": "slurm", "jobs": 4, "default_resources": {"mem_mb": 1}, "slurm-logdir": "logs",
+               "retries": 1, "use-conda": True, "printshellcmds": True}
+    assert problems(allowed, None) == []
+    assert problems({"executor": "touch"}, None)
 
 
 def test_snakegate_run_checks_the_profile_named_by_the_environment_too(registry, tmp_path):
