@@ -89,16 +89,23 @@ def _entries(folder: Path, roots: list[Path], root: Path, recursive: bool) -> li
     return sorted(found, key=lambda e: e["path"])[:MAX_ENTRIES]
 
 
+def data_files(settings) -> list[dict]:
+    """Every file inside the data roots (symlinks out of them and hidden files left out), capped, sorted."""
+    root = settings.registry_root
+    roots = [r.resolve() for r in settings.data_roots]
+    entries = []
+    for r in roots:
+        if r.is_dir():
+            entries.extend(_entries(r, roots, root, recursive=True))
+    return sorted({e["path"]: e for e in entries}.values(), key=lambda e: e["path"])[:MAX_ENTRIES]
+
+
 def inspect_data(ctx: ActionContext, args: InspectDataArgs):
     root = ctx.settings.registry_root
     roots = [r.resolve() for r in ctx.settings.data_roots]
     roots_text = ", ".join(portable(r, root) for r in roots) or "(none configured)"
     if not args.path.strip():
-        entries = []
-        for r in roots:
-            if r.is_dir():
-                entries.extend(_entries(r, roots, root, recursive=True))
-        entries = sorted({e["path"]: e for e in entries}.values(), key=lambda e: e["path"])[:MAX_ENTRIES]
+        entries = data_files(ctx.settings)
         return ({"kind": "folder", "path": "", "entries": entries},
                 f"listed the data roots ({roots_text}): {len(entries)} file(s)", None)
     try:

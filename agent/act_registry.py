@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import Field
 
-from snakegate.agent.action_base import ActionContext, Args, ForkOrigin, Proposal, Refused, find_workflow
+from snakegate.agent.action_base import RARE, ActionContext, Args, ForkOrigin, Proposal, Refused, find_workflow
 from snakegate.agent.act_data import portable
 from snakegate.agent.redact import PLACEHOLDER, redact_params, sensitive_values
 from snakegate.configshape import shape_errors
@@ -33,13 +33,15 @@ SKILL_MAX_CHARS = 2400                        # a section longer than this is cu
 class SearchWorkflowsArgs(Args):
     query: str = Field(description="Words describing the analysis the researcher wants, e.g. 'profile a csv table'. "
                                    "An empty string lists every workflow.")
-    limit: int = Field(5, ge=1, le=50, description="How many matches to return, best first (1-50).")
+    limit: int = Field(5, ge=1, le=50, description="How many matches to return, best first (1-50).",
+                       json_schema_extra=RARE)
 
 
 class DescribeWorkflowArgs(Args):
     workflow: str = Field(description="A workflow id exactly as search_workflows returned it, e.g. 'tabular-profile'.")
     section: str = Field("", description="Optional: the title of another SKILL.md section to read in full "
-                                         "(one of skill_sections, e.g. 'Gate errors and what to do').")
+                                         "(one of skill_sections, e.g. 'Gate errors and what to do').",
+                         json_schema_extra=RARE)
 
 
 class ValidateParamsArgs(Args):
@@ -75,6 +77,9 @@ def param_table(schema: dict) -> list[dict]:
         for key, out in _PARAM_KEYS:
             if key in sub:
                 entry[out] = sub[key]
+        for key, out in (("additionalProperties", "values"), ("propertyNames", "keys")):
+            if isinstance(sub.get(key), dict):  # the shape of an object keyed by, e.g., column names
+                entry[out] = {k: v for k, v in sub[key].items() if k != "description"}
         if entry["sensitive"] and "default" in entry:
             entry["default"] = PLACEHOLDER
         params.append(entry)

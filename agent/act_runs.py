@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import Field
 
-from snakegate.agent.action_base import ActionContext, Args, ForkOrigin, Refused
+from snakegate.agent.action_base import RARE, ActionContext, Args, ForkOrigin, Refused
 from snakegate.agent.act_registry import gate_errors, proposal_for
 from snakegate.agent.redact import PLACEHOLDER, redact_params, secret_strings, sensitive_values
 from snakegate.errors import UserError
@@ -33,10 +33,10 @@ DIAGNOSTICS_CHARS = 3000
 
 
 class ListRunsArgs(Args):
-    workflow: str = Field("", description="Only runs of this workflow id; empty for all.")
+    workflow: str = Field("", description="Only runs of this workflow id; empty for all.", json_schema_extra=RARE)
     status: str = Field("", description="Only runs with this status (succeeded, failed, cancelled, running, ...); "
-                                        "empty for all.")
-    limit: int = Field(10, ge=1, le=50, description="How many runs, newest first (1-50).")
+                                        "empty for all.", json_schema_extra=RARE)
+    limit: int = Field(10, ge=1, le=50, description="How many runs, newest first (1-50).", json_schema_extra=RARE)
 
 
 class RunArgs(Args):
@@ -102,9 +102,13 @@ def _summary(record: dict) -> dict:
             "started": record.get("started"), "duration_s": record.get("duration_s")}
 
 
-def _line(text: Any) -> str:
+def _line(text: Any, limit: int = LINE_CHARS) -> str:
+    """One line, cut in the middle when long: an error's start says where, its end says what happened."""
     text = str(text)
-    return text if len(text) <= LINE_CHARS else text[:LINE_CHARS - 1] + "…"
+    if len(text) <= limit:
+        return text
+    head = limit // 3
+    return text[:head] + " … " + text[-(limit - head - 3):]
 
 
 def _tail(path: Path, n: int = LOG_TAIL_LINES) -> list[str]:
@@ -121,7 +125,7 @@ def _failure(record: dict, run_dir: Path, root: Path) -> dict:
     logs = failure.get("log") or record.get("failed_log") or []
     logs = [logs] if isinstance(logs, str) else list(logs)
     out = {"rule": failure.get("rule") or record.get("failed_rule"),
-           "error": _line(failure.get("message") or record.get("error") or "") or None,
+           "error": _line(failure.get("message") or record.get("error") or "", 2 * LINE_CHARS) or None,
            "exception": failure.get("exception"), "log": logs[0] if logs else None}
     tail = failure.get("log_tail")
     if not tail and logs:
@@ -137,9 +141,10 @@ def _failure(record: dict, run_dir: Path, root: Path) -> dict:
 
 
 def _numbers(value: Any) -> dict[str, float]:
+    """Numeric leaves by path, the shallowest first (a result's headline numbers sit at the top)."""
     leaves = compare._flatten(value)  # noqa: SLF001 - the same leaf paths compare_runs shows
-    return {k: v for k, v in leaves.items()
-            if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    found = [(k, v) for k, v in leaves.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    return dict(sorted(found, key=lambda kv: kv[0].count(".") + kv[0].count("[")))
 
 
 def _key_numbers(record: dict, run_dir: Path) -> dict:

@@ -72,6 +72,11 @@ def error_result(code: str, message: str, hint: str | None = None) -> dict:
     return {"error": {"code": code, "message": message, "hint": hint}}
 
 
+# An optional argument a small model should not be tempted to fill: left out of the constrained-JSON step
+# schema (tools.step_schema), kept in the native tool list.
+RARE = {"x-rare": True}
+
+
 class Args(BaseModel):
     """Base of every action's arguments: unknown arguments are refused, never ignored."""
 

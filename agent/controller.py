@@ -41,7 +41,8 @@ from snakegate.agent.events import (
 from snakegate.agent.history import call_key, request_view, scrub_messages
 from snakegate.agent.prompt import relative, system_prompt
 from snakegate.agent.redact import MASKED_NOTE, sensitive_params
-from snakegate.agent.tools import conversation_tools
+from snakegate.agent.act_data import data_files
+from snakegate.agent.tools import conversation_tools, params_schema
 from snakegate.errors import UserError
 from snakegate.provenance.origin import OriginError, origin_fields
 from snakegate.registry import Registry
@@ -73,6 +74,7 @@ class _Turn:
     approval: Approval | None = None
     events: list[Event] = field(default_factory=list)
     calls: dict[str, str] = field(default_factory=dict)   # call_key -> summary of its first result
+    described_ids: set[str] = field(default_factory=set)  # workflows described in this turn
     drafts: int = 0
     done: bool = False
 
@@ -100,7 +102,6 @@ class Conversation:
         self._ctx = ActionContext(registry, settings)
         self._summaries: dict[str, str] = {}     # tool call id -> one-line summary (old results shrink to it)
         self._approval: Approval | None = None  # the one approval that may run the current draft
-        self._greeted = False
         self._lock = threading.RLock()  # guards messages, draft and approval; never held during a model request
         self._open: _Turn | None = None  # the turn in progress (or abandoned and not yet rolled back)
         self._log("conversation", backend=backend.name, model=backend.model,
@@ -108,8 +109,15 @@ class Conversation:
 
     @property
     def tools(self) -> list[dict]:
-        """The actions as offered to the model now (workflow ids, and the described workflow's param names)."""
-        return conversation_tools(self.registry.ids(), self.described)
+        """The actions as offered to the model now: workflow ids, the described workflow's parameters (names,
+        types, allowed values, the data files), and no second description of a workflow in one turn."""
+        shape = None
+        files = [e["path"] for e in data_files(self.settings)]
+        wf = self.registry.get(self.described[0]) if self.described else None
+        if wf is not None:
+            shape = (wf.id, params_schema(wf.schema, files))
+        done = self._open.described_ids if self._open is not None else set()
+        return conversation_tools(self.registry.ids(), shape, done=done, files=files)
 
     def _log(self, kind: str, **data) -> None:
         if self.audit is not None:
@@ -127,12 +135,9 @@ class Conversation:
 
     # ---- talking ---------------------------------------------------------------------------------
     def opening(self) -> list[Event]:
-        """The backend's greeting; no model call, so the first paint is instant."""
-        text = getattr(self.backend, "greeting", None) or DEFAULT_GREETING
-        if not self._greeted:
-            self.messages.append({"role": "assistant", "content": text})
-            self._greeted = True
-        return [AssistantSaid(text)]
+        """The backend's greeting; no model call, so the first paint is instant. It is snakegate's text, not the
+        model's, so it stays out of the history (a small model would only repeat it)."""
+        return [AssistantSaid(getattr(self.backend, "greeting", None) or DEFAULT_GREETING)]
 
     def send(self, text: str, *, on_event: Callable[[Event], None] | None = None,
              cancel: threading.Event | None = None) -> list[Event]:
@@ -159,6 +164,7 @@ class Conversation:
                 # A local backend (the guided dialogue) reads every earlier result; a model gets old ones trimmed.
                 trim_before = 0 if getattr(self.backend, "local", False) else turn.start
                 view = request_view(self.messages, trim_before, self._summaries, self._secrets())
+                view[0] = {"role": "system", "content": system_prompt(self.settings, self.registry, text)}
             try:
                 reply, failure = self.backend.request(view, tools), None
             except BackendError as exc:
@@ -206,8 +212,6 @@ class Conversation:
                 self._settle()
             had_draft = self.draft is not None
             self.messages = self.messages[:1]
-            self._greeted = False
-            self.opening()
             self.draft, self._approval, self.described = None, None, None
             self._ctx.vault.clear()
             self._log("restart")
@@ -317,6 +321,7 @@ class Conversation:
                 turn.calls[key] = outcome.summary
                 if outcome.name == "describe_workflow" and outcome.ok and "params" in outcome.result:
                     self.described = (outcome.result["id"], [p["name"] for p in outcome.result["params"]])
+                    turn.described_ids.add(outcome.result["id"])
         self._log("action", name=outcome.name, arguments=outcome.arguments, ok=outcome.ok, summary=outcome.summary,
                   result=outcome.result)
         return outcome

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import uuid
 from urllib.parse import urlsplit
 
@@ -81,9 +82,21 @@ def signatures(tools: list[dict]) -> str:
         fn = tool["function"]
         params = fn.get("parameters") or {}
         required = set(params.get("required") or [])
-        args = [n if n in required else f"{n}?" for n in params.get("properties") or {}]
+        args = [n if n in required else f"{n}?" for n, p in (params.get("properties") or {}).items()
+                if not (isinstance(p, dict) and p.get("x-rare"))]
         out.append(f"{fn['name']}({', '.join(args)})")
     return "; ".join(out)
+
+
+_STEP_LINE = re.compile(r"^→ (\w+) (\{.*\})$", re.M)
+_SAY_LINE = re.compile(r"^→ say: (.*)$", re.M)
+
+
+def as_json_steps(prompt: str) -> str:
+    """The prompt's worked example (`→ action {args}`, `→ say: text`) written as the JSON objects this mode
+    asks for, so a small model sees exactly the form it must produce."""
+    prompt = _STEP_LINE.sub(lambda m: json.dumps({"action": m.group(1), "arguments": json.loads(m.group(2))}), prompt)
+    return _SAY_LINE.sub(lambda m: json.dumps({"say": m.group(1)}), prompt)
 
 
 def json_mode_messages(messages: list[dict], tools: list[dict]) -> list[dict]:
@@ -94,7 +107,8 @@ def json_mode_messages(messages: list[dict], tools: list[dict]) -> list[dict]:
     for m in messages:
         role, content = m.get("role"), m.get("content") or ""
         if role == "system":
-            out.append({"role": "system", "content": content + "\n" + JSON_RULES.format(signatures=signatures(tools))})
+            out.append({"role": "system",
+                        "content": as_json_steps(content) + "\n" + JSON_RULES.format(signatures=signatures(tools))})
         elif role == "assistant" and m.get("tool_calls"):
             if content.strip():
                 out.append({"role": "assistant", "content": json.dumps({"say": content})})
@@ -110,6 +124,20 @@ def json_mode_messages(messages: list[dict], tools: list[dict]) -> list[dict]:
         else:
             out.append({"role": role, "content": content if isinstance(content, str) else json.dumps(content)})
     return out
+
+
+FILLING = ("inspect_data", "validate_params")  # the steps that make sense once a workflow is described
+
+
+def focused(tools: list[dict], messages: list[dict]) -> list[dict]:
+    """Once a workflow was described in this turn, a constrained step may only fill it (inspect_data,
+    validate_params) or talk: a small model otherwise keeps describing and searching."""
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    calls = {tc.get("id"): (tc.get("function") or {}).get("name")
+             for m in messages[last_user + 1:] for tc in m.get("tool_calls") or []}
+    described = any(calls.get(m.get("tool_call_id")) == "describe_workflow" and '"params"' in (m.get("content") or "")
+                    for m in messages[last_user + 1:] if m.get("role") == "tool")
+    return [t for t in tools if t["function"]["name"] in FILLING] if described else tools
 
 
 def native_messages(messages: list[dict]) -> list[dict]:
@@ -175,6 +203,7 @@ class OpenAIBackend:
     def _body(self, mode: str, messages: list[dict], tools: list[dict]) -> dict:
         body = {"model": self.model, "max_tokens": self.max_tokens, "temperature": self.temperature}
         if mode == "json":
+            tools = focused(tools, messages)
             body["messages"] = json_mode_messages(messages, tools)
             body["response_format"] = {"type": "json_schema",
                                        "json_schema": {"name": "step", "strict": True, "schema": step_schema(tools)}}

@@ -1,6 +1,7 @@
 """The system prompt: short, numbered, with one worked example, so a small model's context is not spent on it.
 
-It names the registry's workflows (id and title, capped) and the data roots,
+It names the registry's workflows (id and title, capped; those the registry's
+own search ranks for the researcher's latest request first) and the data roots,
 the order of actions that leads to a draft, what to do with a refusal and
 with sensitive values, and one example conversation written in the neutral
 `→ action {arguments}` form (each backend presents steps in its own format).
@@ -16,10 +17,10 @@ from snakegate.settings import Settings
 
 MAX_LISTED = 20  # a bigger registry is searched, not listed
 
-EXAMPLE = """Example:
-Researcher: profile data/examples/tabular-penguins.csv and fill missing values with the mean
-→ describe_workflow {"workflow": "tabular-profile"}
-→ validate_params {"workflow": "tabular-profile", "params": {"dataset_file": "data/examples/tabular-penguins.csv", "missing_strategy": "fill_mean"}}
+EXAMPLE = """Example (the file and values are made up; use the real ones):
+Researcher: summarise data/examples/my-table.csv and fill gaps with the mean
+→ describe_workflow {"workflow": "<best matching id>"}
+→ validate_params {"workflow": "<the same id>", "params": {"table_file": "data/examples/my-table.csv", "gap_method": "fill_mean"}}
 → say: The draft is ready; review it and approve it to run."""
 
 
@@ -30,14 +31,24 @@ def relative(path: Path, root: Path) -> str:
         return str(path)
 
 
-def system_prompt(settings: Settings, registry: Registry | None = None) -> str:
+def ranked_ids(registry: Registry, request: str | None) -> list[str]:
+    """The registry's ids, those the registry's own search ranks for `request` first (best first)."""
+    ids = registry.ids()
+    if not request:
+        return ids
+    hits = [wf.id for wf, _ in registry.search(request, MAX_LISTED)]
+    return hits + [i for i in ids if i not in hits]
+
+
+def system_prompt(settings: Settings, registry: Registry | None = None, request: str | None = None) -> str:
+    """The prompt; with `request`, the workflows are listed best match first (the registry's search)."""
     roots = ", ".join(relative(r, settings.registry_root) for r in settings.data_roots) or "(none configured)"
     listed = ""
     if registry is not None:
-        ids = registry.ids()
+        ids = ranked_ids(registry, request)
         names = [f"{i} ({registry.get(i).manifest.title})" for i in ids[:MAX_LISTED]]
-        listed = "Workflows: " + "; ".join(names) + ("; more via search_workflows" if len(ids) > MAX_LISTED else "") \
-            + ".\n"
+        head = "Workflows, best match for the request first: " if request else "Workflows: "
+        listed = head + "; ".join(names) + ("; more via search_workflows" if len(ids) > MAX_LISTED else "") + ".\n"
     return f"""You help a researcher run workflows from the snakegate registry. You can only call the actions; you cannot run a workflow, write files or execute code. The researcher approves every run.
 {listed}Data files are under: {roots} (paths relative to the registry root).
 

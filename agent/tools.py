@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 
 from snakegate.agent.actions import ACTIONS, Action
+from snakegate.agent.redact import PLACEHOLDER
 
 
 def _clean(schema: dict) -> dict:
@@ -24,6 +25,19 @@ def _clean(schema: dict) -> dict:
     for prop in (out.get("properties") or {}).values():
         if isinstance(prop, dict):
             prop.pop("title", None)
+    return out
+
+
+def _without_rare(params: dict) -> dict:
+    """The arguments a step may carry: rarely needed optional ones (`x-rare`) are left out, so a small model
+    under a grammar cannot fill them with something invented; they keep their defaults."""
+    out = copy.deepcopy(params)
+    props = out.get("properties") or {}
+    for name in [n for n, p in props.items() if isinstance(p, dict) and p.get("x-rare")]:
+        del props[name]
+    for p in props.values():
+        if isinstance(p, dict):
+            p.pop("x-rare", None)
     return out
 
 
@@ -38,23 +52,61 @@ def openai_tools() -> list[dict]:
     return [tool_definition(a) for a in ACTIONS.values()]
 
 
-def conversation_tools(workflow_ids: list[str], described: tuple[str, list[str]] | None = None) -> list[dict]:
-    """`openai_tools()` narrowed to this registry: workflow ids are an enum; once a workflow is described
-    (`(id, param names)`), validate_params' params may only use its names. Servers that constrain tool
-    calls (and the step schema) then cannot produce an unknown id or an invented parameter."""
+MAX_FILE_ENUM = 100  # more data files than this: a file param stays a free string (the gate still checks it)
+
+
+def value_schema(prop: dict, files: list[str]) -> dict:
+    """What a value of one workflow parameter may look like on the wire: its type and allowed values; a file
+    parameter one of the data roots' files; a sensitive one only the placeholder "<redacted>"."""
+    if not isinstance(prop, dict):
+        return {}
+    if prop.get("x-sensitive") is True:
+        return {"enum": [PLACEHOLDER]}
+    out = {k: copy.deepcopy(prop[k]) for k in ("type", "enum") if k in prop}
+    if prop.get("x-artifact") and files and len(files) <= MAX_FILE_ENUM and "enum" not in prop:
+        out = {"enum": list(prop.get("x-builtins") or []) + list(files)}
+    items = prop.get("items")
+    if isinstance(items, dict):
+        out["items"] = value_schema(items, files)
+    return out
+
+
+def params_schema(schema: dict, files: list[str]) -> dict:
+    """The `params` argument of validate_params for one workflow: its parameter names (nothing else), each
+    value shaped by `value_schema`, its required ones required."""
+    props = schema.get("properties") or {}
+    return {"type": "object", "additionalProperties": False,
+            "properties": {name: value_schema(sub, files) for name, sub in props.items()},
+            "required": [n for n in schema.get("required") or [] if n in props]}
+
+
+def conversation_tools(workflow_ids: list[str], described: tuple[str, dict] | None = None,
+                       done: set[str] = frozenset(), files: list[str] | None = None) -> list[dict]:
+    """`openai_tools()` narrowed to this conversation: workflow ids are an enum; once a workflow is described
+    (`(id, params_schema(...))`), validate_params' params take its shape; workflows already described in
+    this turn (`done`) cannot be described again; inspect_data's path is one of the data roots' `files` (or
+    empty, to list them). Servers that constrain replies (and the step schema) then cannot produce an unknown
+    id, an invented parameter, a path outside the data roots or a repeated description."""
     tools = []
     for action in ACTIONS.values():
         tool = tool_definition(action)
-        props = tool["function"]["parameters"].get("properties") or {}
+        params = tool["function"]["parameters"]
+        props = params.get("properties") or {}
         for field in action.workflow_fields:
             if field in props and workflow_ids:
-                optional = field not in (tool["function"]["parameters"].get("required") or [])
-                props[field]["enum"] = ([""] if optional else []) + list(workflow_ids)
-        if action.name == "validate_params" and described is not None:
-            wf_id, names = described
-            props["workflow"]["enum"] = [wf_id] + [i for i in workflow_ids if i != wf_id]
-            props["params"].update({"properties": {n: {} for n in names}, "additionalProperties": False})
-        tools.append(tool)
+                optional = field not in (params.get("required") or [])
+                ids = [i for i in workflow_ids if not (action.name == "describe_workflow" and i in done)]
+                if not ids:
+                    break
+                props[field]["enum"] = ([""] if optional else []) + ids
+        else:  # (no break: the action still has something to offer)
+            if action.name == "inspect_data" and files and len(files) <= MAX_FILE_ENUM:
+                props["path"]["enum"] = [""] + list(files)
+            if action.name == "validate_params" and described is not None:
+                wf_id, shape = described
+                props["workflow"]["enum"] = [wf_id] + [i for i in workflow_ids if i != wf_id]
+                props["params"].update(shape)
+            tools.append(tool)
     return tools
 
 
@@ -63,7 +115,7 @@ def step_schema(tools: list[dict]) -> dict:
     options = []
     for tool in tools:
         fn = tool["function"]
-        params = copy.deepcopy(fn.get("parameters") or {"type": "object"})
+        params = _without_rare(fn.get("parameters") or {"type": "object"})
         options.append({"type": "object", "additionalProperties": False, "required": ["action", "arguments"],
                         "properties": {"action": {"const": fn["name"]}, "arguments": params}})
     options.append({"type": "object", "additionalProperties": False, "required": ["say"],

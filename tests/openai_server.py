@@ -18,7 +18,11 @@ request (non-streaming only), `GET /v1/models` lists `models`. A reply is
   - a list of `call(name, arguments)`: an assistant message with those tool calls
     (arguments may be a dict, or a str sent verbatim, e.g. malformed JSON);
   - a dict: the assistant message exactly as given (wire format);
-  - a callable(request_body) -> one of the above, for replies that depend on the request.
+  - a callable(request_body) -> one of the above, for replies that depend on the request;
+  - `completion(reply, finish_reason=..., model=..., usage=...)`: one of the above with the completion's own
+    finish reason (e.g. "length"), answering model name and token counts;
+  - `refuse(status, message)`: an HTTP error for that request (e.g. a server that rejects tools).
+`props` (a dict) is served at `GET /props`, as llama.cpp's llama-server does (e.g. its chat_template_caps).
 A request naming a model not in `models` gets OpenAI's 404 `model_not_found`;
 a wrong `api_key` (when one is set) gets 401; an exhausted script gets 500.
 `bind()` reserves the port without listening, so the URL refuses connections
@@ -32,6 +36,7 @@ import itertools
 import json
 import threading
 import time
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -44,9 +49,28 @@ def call(name: str, arguments: dict | str | None = None, id: str | None = None) 
     return {"id": id, "type": "function", "function": {"name": name, "arguments": args}}
 
 
+@dataclass(frozen=True)
+class completion:  # noqa: N801 - reads like call(...) in a script
+    """A scripted reply with the completion's own finish reason, answering model and token counts."""
+
+    reply: Any
+    finish_reason: str | None = None
+    model: str | None = None
+    usage: dict = field(default_factory=lambda: {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0})
+
+
+@dataclass(frozen=True)
+class refuse:  # noqa: N801
+    """A scripted HTTP error instead of a completion."""
+
+    status: int
+    message: str
+
+
 class ScriptedOpenAI:
     def __init__(self, replies: list[Any] | None = None, *, models: tuple[str, ...] = (DEFAULT_MODEL,),
-                 api_key: str | None = None, delay: float = 0.0, port: int = 0):
+                 api_key: str | None = None, delay: float = 0.0, port: int = 0, props: dict | None = None):
+        self.props = props
         self.replies = list(replies or [])
         self.models = tuple(models)
         self.api_key = api_key
@@ -129,14 +153,21 @@ class ScriptedOpenAI:
                 return 500, _error("the scripted server has no reply left: add more replies to the test's script",
                                    "server_error", None)
             reply = self.replies.pop(0)
-        message = self._message(reply, body)
+        if callable(reply) and not isinstance(reply, (completion, refuse)):
+            reply = reply(body)
+        if isinstance(reply, refuse):
+            return reply.status, _error(reply.message, "invalid_request_error" if reply.status < 500 else
+                                        "server_error", None)
+        extra = reply if isinstance(reply, completion) else completion(reply)
+        message = self._message(extra.reply, body)
         if self.delay:
             time.sleep(self.delay)
         return 200, {
-            "id": f"chatcmpl-{next(self._ids)}", "object": "chat.completion", "created": 0, "model": model,
-            "choices": [{"index": 0, "message": message,
-                         "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
-            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            "id": f"chatcmpl-{next(self._ids)}", "object": "chat.completion", "created": 0,
+            "model": extra.model or model,
+            "choices": [{"index": 0, "message": message, "finish_reason": extra.finish_reason or
+                         ("tool_calls" if message.get("tool_calls") else "stop")}],
+            "usage": extra.usage,
         }
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
@@ -160,7 +191,9 @@ class ScriptedOpenAI:
                     pass  # the client gave up first (a timeout test): nothing to report
 
             def do_GET(self):
-                if self.path.rstrip("/") == "/v1/models":
+                if self.path.rstrip("/") == "/props" and server.props is not None:
+                    self._send(200, server.props)
+                elif self.path.rstrip("/") == "/v1/models":
                     self._send(200, {"object": "list", "data": [
                         {"id": m, "object": "model", "created": 0, "owned_by": "scripted"} for m in server.models]})
                 else:

@@ -7,6 +7,8 @@ after the test. The registry is made by tests/registry_copies.make_registry, nev
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -75,3 +77,70 @@ def conversation(openai_server, make_conversation):
         return make_conversation(backend, max_steps=max_steps), server
 
     return make
+
+
+# A workflow whose one job fails with a real error in its log, after writing a diagnostics.json next to
+# its output (not a declared output, so Snakemake keeps it).
+FAILING = {
+    "workflow.yaml": """\
+        id: failing-note
+        version: 0.1.0
+        title: Failing note
+        description: Always fails, with a real error in its log, for the run-explaining tests.
+        tags: [test]
+        maintainers: [{name: snakegate tests}]
+        trust: community
+        rules:
+          note: {output: {note: text}}
+        outputs:
+          note: {path: results/note.txt, type: text, description: Never written.}
+        """,
+    "schema.json": json.dumps({
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+        "additionalProperties": False, "properties": {
+            "label": {"type": "string", "default": "flux", "description": "A column name."}}}),
+    "Snakefile": """\
+        rule all:
+            input:
+                "results/note.txt",
+
+
+        rule note:
+            output:
+                note="results/note.txt",
+            log:
+                "logs/note.log",
+            params:
+                label=config["label"],
+            shell:
+                "echo 'reading the table' > {log}; "
+                "echo 'ValueError: the column {params.label} is empty' >> {log}; "
+                "printf '{{\\"residual\\": 0.25, \\"n_points\\": 3}}' > $(dirname {output.note})/diagnostics.json; "
+                "exit 3"
+        """,
+}
+
+
+@dataclass
+class Ran:
+    """A registry with real runs: `ok` (tabular-profile, succeeded) and `failed` (failing-note)."""
+
+    root: Path
+    ok: Path
+    failed: Path
+
+
+@pytest.fixture(scope="session")
+def ran(tmp_path_factory) -> Ran:
+    """Runs made once per test session by the real runner and Snakemake (tests read them; forks add runs)."""
+    from snakegate import runner
+
+    root = make_registry(tmp_path_factory.mktemp("ran") / "registry",
+                         {"secret-note": SECRET_NOTE, "failing-note": FAILING})
+    registry, settings = Registry.load(root), load_settings(root)
+    ok = runner.execute(registry, settings, {"workflow": "tabular-profile",
+                                             "params": {"dataset_file": "data/examples/tabular-penguins.csv"}},
+                        runner.RunOptions(cores=1))
+    failed = runner.execute(registry, settings, {"workflow": "failing-note", "params": {}}, runner.RunOptions(cores=1))
+    assert (ok.status, failed.status) == ("succeeded", "failed"), (ok.record, failed.record)
+    return Ran(root, ok.run_dir, failed.run_dir)

@@ -61,7 +61,7 @@ def test_restart_withdraws_the_draft_and_forgets_the_history(conversation):
     events = convo.send("restart")
     assert isinstance(events[0], DraftCleared) and isinstance(events[-1], AssistantSaid)
     assert convo.draft is None
-    assert [m["role"] for m in convo.messages] == ["system", "assistant"]
+    assert [m["role"] for m in convo.messages] == ["system"]
     assert len(server.requests) == 2  # starting over asks the model nothing
 
 
