@@ -158,9 +158,11 @@ def test_columns_named_no_and_on_pass_validate_and_run_as_written(odd_registry, 
     assert load_configfile(str(run_dir / "config.yaml"))["params"]["columns"] == ["id", "no", "on", "1:20"]
     cleaned = (run_dir / "results" / "cleaned.csv").read_text().splitlines()[0]
     assert cleaned == "id,no,on,1:20"
+    # plain Snakemake reads the run's config the same way: it gates and plans the same jobs (into a new folder)
     again = subprocess.run([sys.executable, "-m", "snakemake", "--configfile", str(run_dir / "config.yaml"),
-                            "--cores", "1"], cwd=odd_registry, capture_output=True, text=True, timeout=300)
-    assert again.returncode == 0, again.stderr  # plain Snakemake reads the run's config the same way
+                            "--config", "run_id=again", "--cores", "1", "-n"], cwd=odd_registry,
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
 
 
 def test_a_chat_draft_with_yaml_11_words_reads_back_unchanged(odd_registry):
