@@ -456,9 +456,10 @@ def test_snakegate_run_passes_an_allowed_profile_and_ignores_a_workflow_profile(
 
 
 # ---- 12.9 fork checks what it reuses --------------------------------------------------------------
-@pytest.fixture
-def parent(tmp_path) -> tuple[Path, Path]:
-    root = make_registry(tmp_path / "registry")
+@pytest.fixture(scope="module")
+def parent(tmp_path_factory) -> tuple[Path, Path]:
+    """One registry and one finished run, shared by the fork tests (each leaves the parent as it was)."""
+    root = make_registry(tmp_path_factory.mktemp("fork") / "registry")
     proc = snakegate(root, "run", "workflows/tabular-profile/examples/basic.yaml")
     assert proc.returncode == 0, proc.stderr
     return root, only_run(root)
@@ -467,20 +468,26 @@ def parent(tmp_path) -> tuple[Path, Path]:
 def test_fork_refuses_when_a_parent_output_it_would_reuse_changed(parent):
     root, base = parent
     loaded = base / "results" / "loaded.csv"  # made by `load`, which a new missing_strategy leaves alone
-    recorded = sha256(loaded)
-    loaded.write_text(loaded.read_text().replace("Adelie", "Adelle", 1))
-    proc = snakegate(root, "fork", base.name, "--set", "missing_strategy=fill_mean")
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert f"runs/{base.name}/results/loaded.csv" in proc.stderr
-    assert recorded[:12] in proc.stderr and sha256(loaded)[:12] in proc.stderr
-    assert run_names(root) == {base.name}  # no fork folder left
+    recorded, original = sha256(loaded), loaded.read_bytes()
+    before = run_names(root)
+    loaded.write_bytes(original.replace(b"Adelie", b"Adelle", 1))
+    try:
+        proc = snakegate(root, "fork", base.name, "--set", "missing_strategy=fill_mean")
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert f"runs/{base.name}/results/loaded.csv" in proc.stderr
+        assert recorded[:12] in proc.stderr and sha256(loaded)[:12] in proc.stderr
+        assert run_names(root) == before  # no fork folder left
+    finally:
+        loaded.write_bytes(original)
 
 
 def test_fork_records_the_files_it_reused_with_their_hashes_and_jobs(parent):
     root, base = parent
+    before = run_names(root)
     proc = snakegate(root, "fork", base.name, "--set", "missing_strategy=fill_mean")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    fork = next(root / "runs" / n for n in run_names(root) if n != base.name)
+    [name] = run_names(root) - before
+    fork = root / "runs" / name
     reused = {r["path"]: r for r in record_of(fork)["reused"]}
     assert set(reused) == {"results/loaded.csv", "logs/load.log"}  # clean, profile and plot re-ran
     assert reused["results/loaded.csv"]["rule"] == "load"
