@@ -38,13 +38,21 @@ def distribution_version(name: str) -> str | None:
 
 @functools.lru_cache(maxsize=1)
 def python_distributions() -> tuple[str, ...]:
-    """Every distribution importable by this interpreter as `name==version`, sorted, one per name."""
+    """Every distribution importable by this interpreter as `name==version`, sorted, one per name (the first
+    on sys.path wins, as for imports). Read from the `<name>-<version>.dist-info` folder names, which the
+    wheel spec fixes, so 400 installed distributions cost milliseconds, not 400 metadata parses."""
     seen: dict[str, str] = {}
     for dist in metadata.distributions():
-        name = (dist.metadata.get("Name") or "").strip()
+        folder = getattr(dist, "_path", None)
+        name = version = None
+        stem = folder.name[:-len(".dist-info")] if folder is not None and folder.name.endswith(".dist-info") else ""
+        if stem.count("-") == 1:
+            name, version = stem.split("-")
+        if not name or not version:  # egg-info, or an unusual folder name: ask the metadata
+            name, version = (dist.metadata.get("Name") or "").strip(), dist.version
         if name:
             key = re.sub(r"[-_.]+", "-", name).lower()  # PEP 503 normalised
-            seen.setdefault(key, f"{key}=={dist.version}")
+            seen.setdefault(key, f"{key}=={version}")
     return tuple(sorted(seen.values()))
 
 
