@@ -49,47 +49,11 @@ from snakegate.provenance.capture_jobs import JobRecorder
 from snakegate.provenance.document import Document, Many, Q, local
 from snakegate.provenance.hashing import canonical_json, sha256_text, workflow_hash
 from snakegate.provenance.runfiles import BOOKKEEPING, Files, under  # noqa: F401 (BOOKKEEPING: re-exported)
+from snakegate.provenance.runrecords import artifact_params, run_config_params, run_secrets, scrub
 
 TARGET_RULES = ("snakegate_all",)
 SOFTWARE = Q("prov:SoftwareAgent")
 APPLICATION = Q("schema:SoftwareApplication")
-
-
-def run_config_params(run_dir: Path) -> dict | None:
-    """The params of runs/<id>/config.yaml (what Snakemake got: absolute input paths, plaintext values)."""
-    try:
-        from ruamel.yaml import YAML
-        data = YAML(typ="safe", pure=True).load((Path(run_dir) / runstore.CONFIG_YAML).read_text(encoding="utf-8"))
-    except Exception:  # noqa: BLE001 - unreadable or missing: the caller falls back to invocation.json
-        return None
-    return data["params"] if isinstance(data, dict) and isinstance(data.get("params"), dict) else None
-
-
-def run_secrets(run_dir: Path, registry_root: Path, schema: dict) -> tuple[bytes | None, list[str]]:
-    """The registry key and the text of every x-sensitive value of a run (from config.yaml, the one record
-    that holds them in plain text), so records can hash them and scrub them out of free text.
-    (None, []) when the contract marks nothing sensitive."""
-    params = run_config_params(run_dir) or {}
-    invocation = (runstore.read_json(Path(run_dir) / runstore.INVOCATION_JSON).get("invocation") or {})
-    found = {**secrets.sensitive_values(schema or {}, invocation.get("params") or {}),
-             **secrets.sensitive_values(schema or {}, params)}
-    if not found:
-        return None, []
-    return secrets.registry_key(registry_root), secrets.secret_strings(found.values())
-
-
-def scrub(text: str | None, hidden: list[str], key: bytes | None) -> str | None:
-    """`text` with every sensitive value replaced by its keyed hash (see secrets.scrub)."""
-    return secrets.scrub(text, hidden, key) if key is not None else text
-
-
-def artifact_params(schema: dict, params: dict) -> dict[str, tuple[str, str]]:
-    """Input file value -> (param name, artifact type) for every `x-artifact` param."""
-    out = {}
-    for parts, sub, value in secrets.walk(schema, params):
-        if sub.get("x-artifact") and isinstance(value, str):
-            out[value] = (".".join(str(p) for p in parts if not isinstance(p, int)), sub["x-artifact"])
-    return out
 
 
 def _strings(value) -> Many | str | None:
@@ -396,6 +360,9 @@ class _Builder:
             "sg:forkOf": Q(f"run:{local(parent)}") if parent else None,
             "sg:forkChanges": canonical_json(rec["fork_changes"]) if rec.get("fork_changes") else None,
         }
+        log = failure.get("log")
+        if isinstance(log, str) and log:
+            attrs["sg:failureLog"] = Q(self.files.at(os.path.normpath(self.run_dir / log)))
         self.doc.activity(self.run_ident, start, end, attrs)
         for change in changed:  # the input as the jobs met it: another entity than the one the gate hashed
             path = change.get("path")

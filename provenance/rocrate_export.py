@@ -34,7 +34,7 @@ from pathlib import Path
 from snakegate.provenance import rocrate_prov as rp
 from snakegate.provenance import runstore
 from snakegate.provenance import secrets as secretkeys
-from snakegate.provenance.capture import run_secrets, scrub
+from snakegate.provenance.runrecords import run_secrets, scrub
 from snakegate.provenance.compare import load_prov, plain
 from snakegate.provenance.document import RENDERINGS, ensure_rendering, local
 from snakegate.provenance.hashing import IGNORED_NAMES, sha256_file

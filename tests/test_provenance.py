@@ -393,6 +393,46 @@ def test_sensitive_values_are_hashed_everywhere_in_the_record(failed_run):
     assert params["greeting"] == "hello"
 
 
+def test_the_run_record_facts_of_how_a_run_ended_reach_the_prov_record(succeeded_run, registry, tmp_path):
+    """run.json's failure, cancel, missing-output and input-changed facts (the run-trust interface), and an
+    input whose bytes changed after the gate: the gate used the bytes it hashed, the jobs other bytes."""
+    import shutil
+    from snakegate.registry import Registry
+
+    root = tmp_path / "registry"
+    for sub in ("workflows/tabular-profile", "data", f"runs/{succeeded_run.name}"):
+        shutil.copytree(registry / sub, root / sub)
+    run_dir = root / "runs" / succeeded_run.name
+    for name in ("snakemake.log", "config.yaml"):  # they name the inputs by absolute path
+        (run_dir / name).write_text((run_dir / name).read_text().replace(str(registry), str(root)))
+    table = root / "data/examples/tabular-penguins.csv"
+    gated = hashlib.sha256(table.read_bytes()).hexdigest()
+    table.write_text(table.read_text() + "\n")
+    current = hashlib.sha256(table.read_bytes()).hexdigest()
+    record = json.loads((run_dir / "run.json").read_text())
+    record.update(status="failed", failure={"rule": "profile", "exception": "CalledProcessError",
+                                            "message": "profile exited 1", "log": "logs/profile.log",
+                                            "log_tail": ["boom"]},
+                  missing_outputs=["results/profile.json"], running_jobs=["plot"],
+                  input_changed=[{"param": "params.dataset_file", "path": "data/examples/tabular-penguins.csv",
+                                  "gated_sha256": gated, "current_sha256": current}])
+    (run_dir / "run.json").write_text(json.dumps(record))
+    wf = Registry.load(root).get("tabular-profile")
+    data = capture.build(run_dir, root, root, wf.manifest.model_dump(), wf.schema, wf.folder, None, "failed",
+                         "wf_").to_json()
+    run = data["activity"][f"run:{run_dir.name}"]
+    assert val(run["sg:failedRule"]) == "profile" and val(run["sg:failureException"]) == "CalledProcessError"
+    assert val(run["sg:failureMessage"]) == "profile exited 1"
+    assert val(data["entity"][val(run["sg:failureLog"])]["sg:path"]) == f"runs/{run_dir.name}/logs/profile.log"
+    assert val(run["sg:missingOutput"]) == "results/profile.json" and val(run["sg:runningJob"]) == "plot"
+    assert val(run["sg:inputChanged"]) == "data/examples/tabular-penguins.csv"
+    gate_used = {r["prov:entity"] for r in data["used"].values() if r["prov:activity"].endswith("/gate")}
+    jobs_used = {r["prov:entity"] for r in data["used"].values() if "/job/" in r["prov:activity"]}
+    assert gate_used == {f"file:{gated}/data/examples/tabular-penguins.csv"}
+    assert f"file:{current}/data/examples/tabular-penguins.csv" in jobs_used and not gate_used & jobs_used
+    assert val(data["entity"][f"file:{current}/data/examples/tabular-penguins.csv"]["sg:changedAfterGate"]) is True
+
+
 # ---- plain snakemake ----------------------------------------------------------------------------
 def _normalised(run_dir: Path) -> set[str]:
     """The record with run ids, times and the per-run config file made comparable, as a set of records."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import shutil
-import string
 import warnings
 from pathlib import Path
 
