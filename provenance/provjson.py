@@ -96,12 +96,22 @@ def dumps(doc: Document) -> str:
         if grouped[kind]:
             out.append(f' "{kind}": {{\n' + ",\n".join(grouped[kind]) + "\n }")
     by_kind: dict[str, list[str]] = {}
+    # formal attribute names and identifiers repeat on every relation (a file id on four): encode each once
+    keys = {kind: tuple(_str(name) + ": " for name in names) for kind, names in RELATIONS.items()}
+    encoded: dict[str, str] = {}
     n = 0
     for kind, formal, record in doc.relations:
         n += 1
-        names = RELATIONS[kind]
-        fields = [_str(names[i]) + ": " + _str(v) for i, v in enumerate(formal) if v is not None]
-        fields += [_str(k) + ": " + value(v) for k, v in record.items()]
+        prefixes = keys[kind]
+        fields = []
+        for i, v in enumerate(formal):
+            if v is not None:
+                text = encoded.get(v)
+                if text is None:
+                    text = encoded[v] = _str(v)
+                fields.append(prefixes[i] + text)
+        if record:
+            fields += [_str(k) + ": " + value(v) for k, v in record.items()]
         by_kind.setdefault(kind, []).append(f'  "_:id{n}": {{' + ", ".join(fields) + "}")
     for kind, lines in by_kind.items():
         out.append(f' "{kind}": {{\n' + ",\n".join(lines) + "\n }")
