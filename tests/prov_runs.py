@@ -153,7 +153,7 @@ SLOW = {
             log:
                 "logs/wait.log",
             shell:
-                "sleep {params.sleep}; echo done > {output.done} 2> {log}"
+                "echo waiting > {log}; sleep {params.sleep}; echo done > {output.done}"
         """,
 }
 
@@ -215,7 +215,9 @@ def cancelled_run(prov_registry) -> Path:
             proc.kill()
             proc.communicate()
     assert proc.returncode == 130, out + err
-    return new_run(prov_registry, before)
+    run_dir = new_run(prov_registry, before)
+    assert not (run_dir / "results" / "done.txt").exists()  # stopped inside the second job
+    return run_dir
 
 
 @pytest.fixture(scope="session")

@@ -27,7 +27,7 @@ from snakegate.provenance import capture, origin
 from snakegate.provenance.document import SHORTCUT_PREDICATES, Document, Many, Q, local
 
 from prov_runs import (  # noqa: F401 (session fixtures)
-    SECRET, failed_run, plain_run, prov_json, prov_registry, succeeded_run, types, val,
+    SECRET, cancelled_run, failed_run, plain_run, prov_json, prov_registry, succeeded_run, types, val,
 )
 from registry_copies import REPO, git
 
@@ -605,3 +605,12 @@ def test_the_provenance_package_imports_no_snakegate_core_module():
             for name in names:
                 if name == "snakegate" or name.startswith("snakegate."):
                     assert name.startswith("snakegate.provenance"), f"{path.name} imports {name}"
+
+
+def test_a_real_cancelled_run_records_the_job_it_stopped_and_the_signal(cancelled_run):
+    data = prov_json(cancelled_run)
+    statuses = {val(a["sg:rule"]): val(a["sg:status"]) for a in jobs_of(data).values()}
+    assert statuses == {"copy": "succeeded", "wait": "cancelled"}
+    run = data["activity"][f"run:{cancelled_run.name}"]
+    assert val(run["sg:status"]) == "cancelled" and val(run["sg:cancelledBy"]) == "SIGINT"
+    assert val(run["sg:stoppedAt"]).endswith("/job/wait")
