@@ -18,19 +18,23 @@ from snakegate.agent.prompt import relative
 from snakegate.runconfig import dump_yaml, write_atomic
 
 
-def draft_text(p: Proposal, root: Path) -> str:
+# How each door tells the person to approve a draft (the header's second line)
+APPROVE_IN = {"chat": "Approve it in the chat", "mcp": "Confirm it when your MCP client asks"}
+
+
+def draft_text(p: Proposal, root: Path, door: str = "chat") -> str:
     config = {"workflow": p.workflow, "version": p.version, "invocation_id": p.invocation_id, "params": p.params}
-    text = ("# Draft run config from snakegate chat; it passed the gate.\n"
-            f"# Approve it in the chat, or run it yourself: snakegate run {relative(p.config_path, root)}\n")
+    text = (f"# Draft run config from snakegate {door}; it passed the gate.\n"
+            f"# {APPROVE_IN[door]}, or run it yourself: snakegate run {relative(p.config_path, root)}\n")
     if p.fork is not None:
-        text += (f"# A fork of run {p.fork.parent_run} ({', '.join(p.fork.changes)} changed): approved in the chat "
+        text += (f"# A fork of run {p.fork.parent_run} ({', '.join(p.fork.changes)} changed): once approved "
                  f"it re-runs only {', '.join(p.fork.changed_rules)} and what follows.\n")
     return text + dump_yaml(config)
 
 
-def write_draft(p: Proposal, root: Path) -> Draft:
+def write_draft(p: Proposal, root: Path, door: str = "chat") -> Draft:
     """Write the proposal's draft file; raises OSError/ValueError when it cannot be written."""
-    text = draft_text(p, root)
+    text = draft_text(p, root, door)
     p.config_path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(p.config_path, text)
     os.chmod(p.config_path, 0o600)
