@@ -129,6 +129,22 @@ class McpSession:
         self.responses += [c.text for c in result.content if getattr(c, "text", None)]
         return result
 
+    def call_and_cancel(self, name: str, arguments: dict) -> None:
+        """tools/call, cancelled by the client as soon as a progress notification carries a job total."""
+        async def cancel_on_progress():
+            seen = anyio.Event()
+
+            async def progress(done, total, message):
+                self.progress.append((done, total, message))
+                if total:
+                    seen.set()
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(partial(self.client.call_tool, name, arguments, progress_callback=progress))
+                await seen.wait()
+                tg.cancel_scope.cancel()
+        self._run(cancel_on_progress)
+
     @staticmethod
     def result(call_result) -> dict:
         """The tool's JSON answer (the text content; structured content carries the same)."""

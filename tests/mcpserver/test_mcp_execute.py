@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 
 import pytest
 
@@ -96,6 +97,23 @@ def test_over_streamable_http_with_the_handshake_protocol_a_confirmed_execute_ru
     assert "Traceback" not in stderr, stderr
     [run_dir] = run_folders(registry)
     _assert_origin(run_dir, "Katherine Johnson")
+
+
+def test_cancelling_the_execute_call_cancels_the_run_and_records_it_cancelled(registry):
+    with McpSession.stdio(registry, answer=accept()) as s:
+        validated = _validated(s)
+        s.call_and_cancel("execute", {"invocation_id": validated["invocation_id"]})
+        # Snakemake gets SIGINT and stops its jobs; the call's audit line is written once the run is recorded
+        deadline = time.monotonic() + 60
+        while not [line for line in audit_lines(registry) if line.get("code") == "cancelled"] \
+                and time.monotonic() < deadline:
+            time.sleep(0.5)
+        status = [r["status"] for r in s.result(s.call("list_runs", {}))["runs"]]
+    assert status == ["cancelled"]
+    [run_dir] = run_folders(registry)
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["cancelled_by"] == "SIGINT" and not record["outputs"][-1]["exists"]
+    assert (run_dir / "prov.json").is_file()
 
 
 @pytest.mark.parametrize("mode", MODES)
