@@ -67,6 +67,17 @@ def test_search_describe_validate_and_a_confirmed_execute_runs_and_provenance_na
         totals = [(p, t) for p, t, _ in s.progress if t]
         assert totals and totals[-1][0] == totals[-1][1]
 
+        # the run actions answer as in the chat
+        listed = s.result(s.call("list_runs", {}))["runs"]
+        assert [(r["run_id"], r["status"]) for r in listed] == [(out["run_id"], "succeeded")]
+        status = s.result(s.call("run_status", {"run_id": "latest"}))
+        assert status["params"]["missing_strategy"] == "fill_median" and all(o["exists"] for o in status["outputs"])
+        explained = s.result(s.call("explain_run", {"run_id": out["run_id"]}))
+        assert explained == out["explain"] and explained["key_numbers"]["profile"]["rows_in"] == 150
+        fork = s.result(s.call("fork_run", {"run_id": "latest", "changes": {"missing_strategy": "remove"}}))
+        assert fork["ok"] and fork["fork_of"] == out["run_id"] and (registry / fork["draft"]).is_file()
+        assert fork["invocation_id"] != validated["invocation_id"]
+
     [run_dir] = run_folders(registry)
     assert run_dir.name == out["run_id"]
     record = json.loads((run_dir / "run.json").read_text())
