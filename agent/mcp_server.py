@@ -240,7 +240,7 @@ def build_server(state: McpState) -> Server:
         return await audited(ctx, Call("tools/list"), lambda: _value(ListToolsResult(tools=mcp_tools())))
 
     async def on_call_tool(ctx, params):
-        call = Call("tools/call", name=params.name)
+        call = Call("tools/call", name=params.name[:80])
         return await audited(ctx, call, lambda: call_tool(state, ctx, params, call))
 
     async def on_list_resources(ctx, params) -> ListResourcesResult:
