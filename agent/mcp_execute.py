@@ -169,9 +169,9 @@ def decide(state: McpState, entry: DraftEntry, answer: ElicitResult) -> tuple[st
 
 
 # ---- running -------------------------------------------------------------------------------------
-async def _run(state: McpState, ctx, invocation: dict, options: runner.RunOptions, extra: dict):
+async def _run(state: McpState, ctx, entry: DraftEntry, invocation: dict, options: runner.RunOptions, extra: dict):
     """runner.execute in a worker thread, progress sent back as MCP progress notifications; a cancelled request
-    cancels the run and waits until it is recorded."""
+    cancels the run and waits until it is recorded. The draft remembers the run either way."""
     cancel, finished = threading.Event(), threading.Event()
     token = anyio.lowlevel.current_token()
 
@@ -186,8 +186,11 @@ async def _run(state: McpState, ctx, invocation: dict, options: runner.RunOption
 
     def work():
         try:
-            return runner.execute(state.registry, state.settings, invocation, options, on_progress=progress,
-                                  extra_record=extra, cancel=cancel)
+            outcome = runner.execute(state.registry, state.settings, invocation, options, on_progress=progress,
+                                     extra_record=extra, cancel=cancel)
+            with state.lock:
+                entry.runs.append(outcome.run_id)
+            return outcome
         finally:
             finished.set()
 
@@ -227,7 +230,7 @@ async def run_approved(state: McpState, ctx, entry: DraftEntry, approval: Approv
         extra.update(parent_run=draft.fork.parent_run, parent_invocation_id=draft.fork.parent_invocation_id,
                      fork_changes=draft.fork.changes)
     try:
-        outcome = await _run(state, ctx, invocation, options, extra)
+        outcome = await _run(state, ctx, entry, invocation, options, extra)
     except runner.GateRejected as exc:
         problems = "; ".join(f"{e.path}: {e.message}" for e in exc.result.errors[:3])
         return _refuse(state, call, error_dict("stale_invocation", f"the gate refused the draft at run time "
@@ -236,8 +239,6 @@ async def run_approved(state: McpState, ctx, entry: DraftEntry, approval: Approv
     except UserError as exc:
         return _refuse(state, call, error_dict("run_refused", f"the run could not start: {exc.message}",
                                                "tell the researcher; this is not something new arguments fix"))
-    with state.lock:
-        entry.runs.append(outcome.run_id)
     run_dir = relative(outcome.run_dir, state.root)
     result = {"ok": outcome.status == "succeeded", "run_id": outcome.run_id, "status": outcome.status,
               "invocation_id": draft.invocation_id, "approved_by": approval.approved_by,

@@ -147,7 +147,10 @@ def run_action(state: McpState, name: str, arguments: dict) -> tuple[dict, bool,
                               "tell the researcher to check that the drafts folder is writable"), False, \
                 outcome.arguments
         with state.lock:
-            state.drafts[draft.invocation_id] = DraftEntry(draft)
+            earlier = state.drafts.get(draft.invocation_id)
+            # the same draft validated again keeps its runs, so confirming it again says it is a repeat
+            runs = earlier.runs if earlier is not None and earlier.draft.config_text == draft.config_text else []
+            state.drafts[draft.invocation_id] = DraftEntry(draft, runs)
         result = {**result, "draft": relative(draft.config_path, state.root),
                   "next": "call execute with this invocation_id: the person is shown the exact config and asked to "
                           "confirm the run",

@@ -120,7 +120,12 @@ def test_cancelling_the_execute_call_cancels_the_run_and_records_it_cancelled(re
                 and time.monotonic() < deadline:
             time.sleep(0.5)
         status = [r["status"] for r in s.result(s.call("list_runs", {}))["runs"]]
-    assert status == ["cancelled"]
+        # asking again says the draft already ran; declining that runs nothing more
+        s.answer = decline()
+        _validated(s)
+        assert s.result(s.call("execute", {"invocation_id": validated["invocation_id"]}))["error"]["code"] == "declined"
+        assert f"This draft already ran (run {run_folders(registry)[0].name})" in s.elicitations[-1].message
+    assert status == ["cancelled"] and len(run_folders(registry)) == 1
     [run_dir] = run_folders(registry)
     record = json.loads((run_dir / "run.json").read_text())
     assert record["cancelled_by"] == "SIGINT" and not record["outputs"][-1]["exists"]
