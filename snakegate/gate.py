@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from snakegate import artifacts, metaschemas, preflight, samplesheet, tools
+from snakegate import artifacts, metaschemas, preflight, samplesheet, sheetpaths, tools
 from snakegate.configshape import shape_errors
 from snakegate.contract import (
     did_you_mean, fill_defaults, format_path, is_builtin, iter_column_nodes, iter_nodes, schema_errors,
@@ -237,7 +237,8 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
 
     if check_dag:
         try:
-            build_dag(wf.snakefile, absolute)
+            # the DAG is built in a temporary folder: sheet paths resolved as above, against the registry root
+            build_dag(wf.snakefile, sheetpaths.with_absolute_paths(wf.schema, absolute, settings.registry_root))
         except DagError as exc:
             return GateResult(ok=False, workflow=wf_id, errors=[GateError(
                 path="params", code="dag", message=f"Snakemake cannot build the jobs for these params: {exc.message}",

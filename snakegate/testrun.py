@@ -7,7 +7,8 @@ output declared in workflow.yaml (patterns expanded from the params) is
 compared with `test/<case>/expected/<path>`: byte-identical by default, or as
 `test.compare.<output>` says — lines matching `ignore_lines` left out, numbers
 in JSON/CSV/TSV within `tolerance`, or `exists` (not empty) for human-facing
-reports; `test.float_tolerance` still works for JSON. Files the run writes
+reports; `test.float_tolerance` still works for JSON. A sample sheet's relative paths, which the gate
+resolved against the registry root, reach the run as absolute ones (snakegate.sheetpaths). Files the run writes
 beside its inputs (a `.fai` next to a reference) are reported, and the ones it
 created are removed again; the workflow's content hash never covers test/.
 The comparison functions are pure; running Snakemake and reading files happen
@@ -33,6 +34,7 @@ from typing import Any, Literal
 from snakegate.models import GateError
 from snakegate.outputs import expand_outputs
 from snakegate.runconfig import dump_yaml, read_run_config
+from snakegate.sheetpaths import with_absolute_paths
 from snakegate.tools import only_tools_missing
 
 Status = Literal["identical", "differs", "missing", "no expected file"]
@@ -173,7 +175,9 @@ def run_case(registry, settings, wf, case_dir: Path, *, update: bool = False) ->
     with tempfile.TemporaryDirectory(prefix=f"snakegate-test-{wf.id}-") as tmp:
         tmp = Path(tmp)
         params = tmp / "params.yaml"
-        params.write_text(dump_yaml(verdict.resolved_params), encoding="utf-8")
+        # Snakemake works in tmp/work, not in the registry root the gate resolved sheet paths against
+        run_params = with_absolute_paths(wf.schema, verdict.resolved_params, settings.registry_root, tmp / "sheets")
+        params.write_text(dump_yaml(run_params), encoding="utf-8")
         workdir = tmp / "work"
         workdir.mkdir()
         proc = subprocess.run(

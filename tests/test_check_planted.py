@@ -23,7 +23,7 @@ def planted(tmp_path, cli):
     folder = root / "workflows" / "clean"
     shutil.copytree(CLEAN, folder)
 
-    def plant(edit=None, trust=None, **files):
+    def plant(edit=None, trust=None, hygiene=False, **files):
         for name, text in files.items():
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             (folder / name).write_text(text)
@@ -32,7 +32,7 @@ def planted(tmp_path, cli):
         if trust:
             manifest = folder / "workflow.yaml"
             manifest.write_text(manifest.read_text().replace("trust: community", f"trust: {trust}"))
-        code, out, err = cli("--registry", root, "check", "clean", "--json", "--no-hygiene")
+        code, out, err = cli("--registry", root, "check", "clean", "--json", *([] if hygiene else ["--no-hygiene"]))
         assert "Traceback" not in out + err
         return code, json.loads(out)["findings"]
     return plant
@@ -107,6 +107,54 @@ shutil.copy(snakemake.input.table, snakemake.output.head)
     (found,) = errors(findings, "undeclared_config_key")
     assert "config['label'] is read by its script in rule `head`" in found["message"]
     assert found["file"] == "workflows/clean/scripts/head.py" and found["line"] == 4
+
+
+R_RULE = SNAKEFILE.replace('''    shell:
+        "head -n {params.rows} {input.table} > {output.head}"''', '''    script:
+        "scripts/head.R"''')
+
+
+def test_keys_an_r_script_reads_through_snakemake_config_in_any_form_are_checked(planted):
+    """[["k"]], $k, nested $a$b and [["a"]]$b are reads; a key in a variable is a dynamic access (a warning)."""
+    script = '''table <- read.csv(snakemake@input[["table"]])
+rows <- snakemake@config$rows                    # declared: a read, so `rows` counts as used
+sep <- snakemake@config$format$sep               # undeclared, nested
+label <- snakemake@config[["label"]][["text"]]  # undeclared, [[ ]] form
+key <- "rows"
+n <- snakemake@config[[key]]
+write.csv(head(table, snakemake@params[["rows"]]), snakemake@output[["head"]], row.names = FALSE)
+'''
+    code, findings = planted(**{"Snakefile": R_RULE, "scripts/head.R": script})
+    undeclared = {f["line"]: f["message"] for f in errors(findings, "undeclared_config_key")}
+    assert code == 1 and set(undeclared) == {3, 4}
+    assert "config['format']['sep'] is read by its script in rule `head`" in undeclared[3]
+    assert "config['label']['text'] is read by its script" in undeclared[4]
+    (dynamic,) = [f for f in findings if f["code"] == "dynamic_config_access"]
+    assert dynamic["severity"] == "warning" and dynamic["line"] == 6 and "snakemake@config[[key]]" in dynamic["message"]
+    assert all(f["file"] == "workflows/clean/scripts/head.R" for f in errors(findings, "undeclared_config_key"))
+    assert errors(findings, "unused_param") == []
+
+
+def test_a_hard_coded_input_path_in_an_r_script_is_caught(planted):
+    script = '''extra <- read.csv("data/extra.csv")  # a file no rule declares
+table <- read.csv(snakemake@input[["table"]])
+write.csv(head(table, snakemake@params[["rows"]]), snakemake@output[["head"]], row.names = FALSE)
+'''
+    code, findings = planted(trust="curated", **{"Snakefile": R_RULE, "scripts/head.R": script})
+    (found,) = errors(findings, "hardcoded_path")
+    assert "opens the literal path `data/extra.csv`" in found["message"] and found["line"] == 1
+
+
+def test_a_path_built_with_plus_is_a_lint_warning_that_says_what_to_write_not_a_crash(planted):
+    """Snakemake's own JSON lint crashed on Snakefile-level lints ("LocalSourceFile is not JSON serializable")."""
+    text = SNAKEFILE.replace('head="results/head.csv",\n    params', 'head=RESULTS + "/head.csv",\n    params', 1)
+    text = text.replace("\n\nrule all:", '\nRESULTS = "results"\n\n\nrule all:', 1)
+    code, findings = planted(hygiene=True, Snakefile=text)
+    assert code == 0 and not [f for f in findings if f["severity"] == "error"]
+    (plus,) = [f for f in findings if f["code"] == "lint" and "Path composition with '+'" in f["message"]]
+    line = text.splitlines()[plus["line"] - 1]
+    assert plus["file"] == "workflows/clean/Snakefile" and "RESULTS +" in line
+    assert "write the path as one string" in plus["hint"] and "not JSON serializable" not in str(findings)
 
 
 def test_a_param_no_longer_read_is_caught(planted):

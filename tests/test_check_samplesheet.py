@@ -63,12 +63,17 @@ WORKFLOW = {
 FASTQ = "@r1\nACGT\n+\nIIII\n"
 
 
-@pytest.fixture
-def registry(tmp_path):
-    root = make_registry(tmp_path / "reg", {"sheets": WORKFLOW})
+def registry_with_reads(path, workflows):
+    root = make_registry(path, workflows)
     (root / "data" / "reads").mkdir(parents=True)
     for name in ("a", "b"):
         (root / "data" / "reads" / f"{name}.fastq").write_text(FASTQ.replace("r1", name))
+    return root
+
+
+@pytest.fixture
+def registry(tmp_path):
+    root = registry_with_reads(tmp_path / "reg", {"sheets": WORKFLOW})
     (root / "data" / "t.csv").write_text("x,y\n1,2\n")
     return root
 
@@ -174,3 +179,82 @@ def test_a_sample_sheet_keyword_on_a_non_table_is_a_contract_problem():
     problems = [p for _, p in contract_problems(schema)]
     assert any("needs x-artifact csv-table or tsv-table" in p for p in problems)
     assert any("'fastqq' is not a known artifact type" in p for p in problems)
+
+
+# -- relative sheet paths mean the same file to the gate, the check, `snakegate test` and a run ---------------
+
+READS_WORKFLOW = {
+    "workflow.yaml": WORKFLOW["workflow.yaml"].replace("id: sheets", "id: reads").replace(
+        "count: {input: {sheet: tsv-table}, output: {counts: text}}",
+        "count: {input: {reads: fastq}, output: {counts: text}}"),
+    "schema.json": json.dumps({
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": False,
+        "required": ["samples"],
+        "properties": {"samples": {"type": "string", "x-artifact": "tsv-table", "x-sample-sheet": SHEET_SCHEMA,
+                                   "description": "One row per sample: name, condition, replicate, reads file."}},
+    }),
+    # the sheet is read when the Snakefile loads, and the files it lists are the rule's inputs
+    "Snakefile": """\
+        import csv
+
+        from snakemake.utils import validate
+
+        validate(config, "schema.json")
+
+        with open(config["samples"]) as sheet:
+            READS = [row["reads"] for row in csv.DictReader(sheet, delimiter="\\t")]
+
+
+        rule count:
+            input:
+                reads=READS,
+            output:
+                counts="results/counts.txt",
+            shell:
+                "cat {input.reads} | wc -l > {output.counts}"
+        """,
+    "examples/basic.yaml": "workflow: reads\nparams:\n  samples: data/samples.tsv\n",
+    "test/basic/config.yaml": "workflow: reads\nparams:\n  samples: workflows/reads/test/data/samples.tsv\n",
+    "test/basic/expected/results/counts.txt": "8\n",
+    "test/data/a.fastq": FASTQ.replace("r1", "a"),
+    "test/data/b.fastq": FASTQ.replace("r1", "b"),
+    "test/data/samples.tsv": "sample\tcondition\treads\na\ttreated\tworkflows/reads/test/data/a.fastq\n"
+                             "b\tuntreated\tworkflows/reads/test/data/b.fastq\n",
+}
+
+
+@pytest.fixture
+def reads_registry(tmp_path):
+    root = registry_with_reads(tmp_path / "reg", {"reads": READS_WORKFLOW})
+    write_sheet(root, [["a", "treated", "1", "data/reads/a.fastq"], ["b", "untreated", "2", "data/reads/b.fastq"]])
+    return root
+
+
+def test_relative_sheet_paths_resolve_against_the_registry_root_under_snakegate_test(reads_registry, cli):
+    """The gate resolves them against the registry root; `snakegate test` runs in a temporary folder and
+    must read the same files (before, Snakemake there found no workflows/reads/test/data/a.fastq)."""
+    sheet = reads_registry / "workflows/reads/test/data/samples.tsv"
+    before = sheet.read_bytes()
+    code, out, err = cli("--registry", reads_registry, "test", "reads")
+    assert code == 0, out + err
+    assert "ok    reads/basic" in out and "identical        counts (results/counts.txt)" in out
+    assert sheet.read_bytes() == before  # the gated sheet itself is never rewritten
+
+
+def test_relative_sheet_paths_build_the_dag_in_validate_and_check(reads_registry, cli):
+    code, out, err = cli("--registry", reads_registry, "validate", reads_registry / "workflows/reads/examples/basic.yaml")
+    assert code == 0 and "passes the gate" in out, out + err
+    code, out, err = cli("--registry", reads_registry, "check", "reads", "--json", "--no-hygiene")
+    findings = json.loads(out)["findings"]
+    assert code == 0 and [f for f in findings if f["severity"] == "error"] == [], findings
+
+
+def test_an_absolute_copy_changes_only_the_relative_path_cells(tmp_path):
+    from snakegate.sheetpaths import absolute_text
+
+    (tmp_path / "data").mkdir()
+    text = "sample\tcondition\treads\na\ttreated\tdata/a.fastq\nb\tuntreated\t/abs/b.fastq\n"
+    new = absolute_text(text, "\t", {"reads"}, tmp_path)
+    assert new == (f"sample\tcondition\treads\na\ttreated\t{(tmp_path / 'data/a.fastq').resolve()}\n"
+                   "b\tuntreated\t/abs/b.fastq\n")
+    assert absolute_text("sample\treads\nb\t/abs/b.fastq\n", "\t", {"reads"}, tmp_path) is None

@@ -10,6 +10,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -131,6 +132,7 @@ def _gather_examples(facts: WorkflowFacts, folder: Path, registry, settings) -> 
     from snakegate.dag import build_dag
     from snakegate.gate import gate
     from snakegate.runconfig import read_run_config
+    from snakegate.sheetpaths import with_absolute_paths
 
     wf = registry.get(folder.name)
     if facts.manifest_problems:
@@ -160,12 +162,14 @@ def _gather_examples(facts: WorkflowFacts, folder: Path, registry, settings) -> 
         if not result.ok:
             ex.gate_errors = list(result.errors)
             continue
-        ex.resolved_params = result.resolved_params
+        # Snakemake builds the DAG in a temporary folder: a sample sheet's relative paths reach it resolved
+        # against the registry root, as the gate resolved them (its absolute copy stands for the sheet below)
+        ex.resolved_params = with_absolute_paths(wf.schema, result.resolved_params, settings.registry_root)
         ex.sheet_inputs = _sheet_inputs(wf.schema, result.resolved_params, settings)
         if facts.syntax_error is not None or not facts.has_snakefile:
             continue  # reported once by config_key_findings
         try:
-            ex.dag = build_dag(wf.snakefile, result.resolved_params)
+            ex.dag = build_dag(wf.snakefile, ex.resolved_params)
         except DagError as exc:
             file = _rel(exc.file, root) if exc.file else None
             line = facts.source.source_line(file, exc.line) if facts.source else exc.line
@@ -205,9 +209,36 @@ def _gather_lint(facts: WorkflowFacts, folder: Path, registry, settings) -> None
         for lint in block.get("lints", []):
             if lint.get("title") in IGNORED_LINTS:
                 continue
+            line = where.get("line")
+            if line is None:  # a Snakefile-level lint says its line only in its title ("... in line 12")
+                found = _LINT_LINE.search(lint.get("title", ""))
+                line = int(found.group(1)) if found else None
             facts.lints.append({"rule": where.get("rule"), "file": _rel(where["snakefile"], root)
-                                if where.get("snakefile") else None, "line": where.get("line"),
+                                if where.get("snakefile") else None, "line": line,
                                 "title": lint.get("title", ""), "body": lint.get("body", "")})
+
+
+_LINT_LINE = re.compile(r"\bin line (\d+)")
+
+
+@contextlib.contextmanager
+def _snakefile_lints_as_paths():
+    """Snakemake's JSON lint report names a Snakefile by its source object, which `json` cannot write: every
+    Snakefile-level lint (a path built with `+`, an absolute path, rules mixed with functions) then crashes
+    `snakemake --lint json` with "LocalSourceFile is not JSON serializable". For one lint, name it by its path."""
+    from snakemake.linting.snakefiles import SnakefileLinter
+
+    original = SnakefileLinter.item_desc_json
+
+    def by_path(self, snakefile):
+        path = snakefile.get_path_or_uri(secret_free=True) if hasattr(snakefile, "get_path_or_uri") else snakefile
+        return {"snakefile": str(path)}
+
+    SnakefileLinter.item_desc_json = by_path
+    try:
+        yield
+    finally:
+        SnakefileLinter.item_desc_json = original
 
 
 def _lint(snakefile: Path, config: dict, dagmod) -> dict:
@@ -219,7 +250,8 @@ def _lint(snakefile: Path, config: dict, dagmod) -> dict:
     # Snakemake's API changes the working directory and keeps global state: share the DAG builder's lock.
     with dagmod._lock, tempfile.TemporaryDirectory(prefix="snakegate-lint-") as workdir:
         try:
-            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(io.StringIO()), dagmod._quiet_logging():
+            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(io.StringIO()), dagmod._quiet_logging(), \
+                    _snakefile_lints_as_paths():
                 with SnakemakeApi(OutputSettings(quiet={Quietness.ALL}, keep_logger=False)) as api:
                     wapi = api.workflow(resource_settings=ResourceSettings(cores=1),
                                         config_settings=dagmod.config_settings(config, Path(workdir)),

@@ -9,12 +9,24 @@ from snakegate.check.facts import Finding, WorkflowFacts
 IGNORED_LINTS = ("Specify a conda environment or container for each rule.",)
 
 
+# What to change, for the lints whose own text leaves it to the reader (matched on the start of the title).
+LINT_HINTS = (
+    ("Path composition with '+'", "write the path as one string on that line, or as an f-string "
+                                  "(f\"{prefix}/name.ext\") if it must be composed"),
+    ("Absolute path", "make the path relative to the working directory, or pass the file in through an "
+                      "x-artifact param"),
+)
+LINT_DOCS = "see `snakemake --lint` and https://snakemake.readthedocs.io/en/stable/snakefiles/best_practices.html"
+
+
 def hygiene_findings(f: WorkflowFacts) -> list[Finding]:
     out = []
     for lint in f.lints:
-        out.append(Finding("warning", f.id, "lint", f"{lint['title']} {lint.get('body') or ''}".strip(),
+        title = lint["title"]
+        hint = next((h for start, h in LINT_HINTS if title.startswith(start)), None)
+        out.append(Finding("warning", f.id, "lint", f"{title} {lint.get('body') or ''}".strip(),
                            rule=lint.get("rule"), file=lint.get("file"), line=lint.get("line"),
-                           hint="see `snakemake --lint` and https://snakemake.readthedocs.io/en/stable/snakefiles/best_practices.html"))
+                           hint=f"{hint}; {LINT_DOCS}" if hint else LINT_DOCS))
     for diff in f.format_diffs:
         out.append(Finding("warning", f.id, "format",
                            f"{diff['file']} is not formatted as snakefmt formats it ({diff['changed']} line(s) differ"

@@ -8,7 +8,8 @@ Snakefile with a literal path is translated to Python by Snakemake's own
 parser and scanned (`snakegate.check.pyscan`); config reads inside a module
 are mapped to the outer config through the module's `config:`. Every Python
 script a rule runs (`script:`) is scanned for `snakemake.config[...]` and the
-literal paths it opens; an R script for `snakemake@config`. Line numbers are
+literal paths it opens; an R script (`snakegate.check.rscan`) for `snakemake@config[[...]]` /
+`snakemake@config$...` and the literal paths it reads. Line numbers are
 the files' own. This module only reads files; it never executes the workflow
 and never writes.
 """
@@ -16,15 +17,14 @@ and never writes.
 from __future__ import annotations
 
 import ast
-import re
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from snakegate.check.pyscan import ConfigRead, DynamicAccess, RuleSource, scan
+from snakegate.check.rscan import scan_r
 
 SNAKEFILE_PLACES = ("Snakefile", "workflow/Snakefile", "snakefile", "workflow/snakefile")
-_R_CONFIG = re.compile(r"snakemake@config\s*\[\[\s*[\"']([^\"']+)[\"']\s*\]\]")
 
 
 @dataclass
@@ -209,8 +209,9 @@ def read_script(path: Path, rule: str, root: Path | None, src: WorkflowSource) -
         src.dynamic.extend(DynamicAccess(d.prefix, d.file, d.line, rule, d.text, d.whole) for d in found.dynamic)
         out.opened, out.strings = found.opened, found.strings
     elif language == "r":
-        for n, line in enumerate(text.splitlines(), start=1):
-            for key in _R_CONFIG.findall(line):
-                src.reads.append(ConfigRead((key,), shown, n, rule, "script"))
-            out.strings.extend((s, n) for s in re.findall(r"[\"']([^\"'\n]+)[\"']", line))
+        found = scan_r(text)
+        src.reads.extend(ConfigRead(path, shown, line, rule, "script") for path, line in found.reads)
+        src.dynamic.extend(DynamicAccess(prefix, shown, line, rule, text, whole)
+                           for prefix, line, text, whole in found.dynamic)
+        out.opened, out.strings = found.opened, found.strings
     return out
