@@ -7,6 +7,7 @@
 # exists; only then is the workflow included as a module, from the run folder's
 # immutable copy runs/<run_id>/workflow/, with its outputs under runs/<run_id>/,
 # and the handlers keep run.json and the PROV record current.
+# Each job's stderr goes to runs/<run_id>/stderr/; SIGTERM/SIGINT are a recorded cancel.
 
 from snakegate.entry import GateRefused
 from snakegate.prepare import prepare
@@ -15,6 +16,7 @@ try:
     snakegate_run = prepare(config, workflow.basedir, workflow.overwrite_configfiles, workflow.exec_mode)
 except GateRefused as refusal:
     raise WorkflowError(str(refusal)) from None
+snakegate_run.keep_job_stderr()
 
 
 rule snakegate_all:
@@ -44,7 +46,7 @@ except GateRefused as refusal:
 
 onstart:
     try:
-        snakegate_run.on_start(log, touch=workflow.touch)
+        snakegate_run.on_start(log, touch=workflow.touch, workflow=workflow)
     except GateRefused as refusal:
         raise WorkflowError(str(refusal)) from None
 

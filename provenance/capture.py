@@ -375,6 +375,7 @@ class _Builder:
         candidates = [self.files.key(p) for p in self.files.run_files()]
         jobs, summary = jobrecords.read_jobs(self.files.workdir, candidates, log_text, self.rule_prefix,
                                              TARGET_RULES)
+        self.job_stderr_and_failure(jobs)
         planned = sum(n for rule, n in summary.planned.items() if rule not in TARGET_RULES) if summary.planned else None
         doc = self.doc
         self.agents()
@@ -401,6 +402,26 @@ class _Builder:
         self.lineage(config, inv)
         self.run_activity(jobs, failed_ident, planned)
         return doc
+
+    def job_stderr_and_failure(self, jobs) -> None:
+        """Each job's stderr file (runs/<id>/stderr/, runstore.job_stderr_path) is among its logs; the failed
+        job carries run.json's failure facts (its own exception, message and last lines) and the cluster
+        logs copied into the run folder."""
+        failure = self.record.get("failure") if isinstance(self.record.get("failure"), dict) else {}
+        copies = [str(self.run_dir / c["path"]) for c in failure.get("cluster_logs") or [] if c.get("path")]
+        for job in jobs:
+            path = str(runstore.job_stderr_path(self.run_dir, job.rule, job.wildcards))
+            if path not in job.logs and os.path.isfile(path):
+                job.logs.append(path)
+            if failure and job.status == "failed" and job.rule == failure.get("rule"):
+                job.error = self.record.get("error") or job.error
+                job.facts.setdefault("sg:failureException", failure.get("exception"))
+                job.facts.setdefault("sg:failureMessage", self.scrub(failure.get("message"), self.secrets, self.key))
+                if failure.get("log_tail"):
+                    job.facts.setdefault("sg:logTail", self.scrub("\n".join(failure["log_tail"]), self.secrets,
+                                                                  self.key))
+                job.logs.extend(c for c in copies if c not in job.logs)
+                failure = {}  # the first failed job of that rule only
 
     def _config_params(self) -> dict:
         """The params as Snakemake got them (absolute input paths) from config.yaml."""

@@ -27,7 +27,8 @@ from snakegate.provenance.hashing import sha256_file
 
 # Files of the run folder that are snakegate's bookkeeping, not the workflow's outputs.
 BOOKKEEPING = frozenset({runstore.RUN_JSON, runstore.CONFIG_YAML, runstore.INVOCATION_JSON, runstore.SNAKEMAKE_LOG,
-                         runstore.ORIGIN_JSON, runstore.LOCK_FILE, "prov.json", "prov.provn", "prov.ttl"})
+                         runstore.ORIGIN_JSON, runstore.LOCK_FILE, runstore.CONSOLE_LOG, "prov.json", "prov.provn",
+                         "prov.ttl"})
 # Folders of the run folder that are not the workflow's outputs (the executed copy of the workflow).
 BOOKKEEPING_DIRS = frozenset({"workflow"})
 ARTIFACT = Q("wfprov:Artifact")

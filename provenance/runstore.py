@@ -3,15 +3,22 @@
 A run folder holds config.yaml (what Snakemake got), invocation.json (the
 canonical invocation), run.json (status, timings, progress, failure), the
 workflow's outputs and logs, snakemake.log, and the PROV files. Every write is
-write-then-rename, so a crash leaves the previous complete version; run.json's
-`stage` says how far the run got. A run folder is locked (flock) while
-something executes in it.
+write, fsync, rename, fsync of the folder, so a crash or a full disk leaves the
+previous complete version, never a truncated one; run.json's `stage` says how
+far the run got. A small reserve file set aside when a run starts is given up
+to let the final record be written on a full disk. A run folder is locked
+(flock) while something executes in it.
+
+Reading never raises for a damaged record: `load_run` says what is wrong with
+it, so one bad folder never hides the others. Nothing here starts processes.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import errno
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -24,11 +31,19 @@ CONFIG_MODE = 0o600  # config.yaml holds x-sensitive values in plain text: owner
 INVOCATION_JSON = "invocation.json"
 SNAKEMAKE_LOG = "snakemake.log"
 ORIGIN_JSON = "origin.json"
+STDERR_DIR = "stderr"  # each job's stderr, one file per job (see snakegate/jobstderr.py)
+CLUSTER_LOGS_DIR = "cluster-logs"  # a cluster executor's logs of failed jobs, copied in
+CONSOLE_LOG = "console.log"  # everything Snakemake printed, written by Snakemake itself under `snakegate run`
+PROV_JSON = "prov.json"
 LOCK_FILE = ".lock"
-# Set by `snakegate run` for its Snakemake child, which runs under the parent's lock.
+RESERVE_FILE = ".reserve"  # given up on a full disk so the final run.json can still be written
+RESERVE_BYTES = 256 * 1024
+DAMAGED_SUFFIX = ".damaged"
+# Set by `snakegate run` for its Snakemake child, which runs under the lock it inherits.
 LOCK_HELD_ENV = "SNAKEGATE_RUN_LOCK_HELD"
 
-STATUSES = ("running", "succeeded", "failed", "cancelled", "incomplete")
+STATUSES = ("running", "succeeded", "failed", "cancelled", "interrupted", "incomplete")
+UNREADABLE = "unreadable"  # listed for a folder whose run.json or prov.json cannot be read
 RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # as schemas/invocation.schema.json
 
 
@@ -41,6 +56,18 @@ class RunBusy(Exception):
 
 class RunNotFound(Exception):
     pass
+
+
+class RecordWriteError(OSError):
+    """A run record file could not be written (full disk, read-only or vanished folder)."""
+
+    def __init__(self, path: Path, cause: OSError):
+        super().__init__(cause.errno, f"could not write {path}: {cause.strerror or cause}")
+        self.path = Path(path)
+        self.cause = cause
+
+    def __str__(self) -> str:
+        return self.strerror
 
 
 def utc_now() -> str:
@@ -58,49 +85,183 @@ def is_safe_run_id(run_id: str) -> bool:
     return bool(RUN_ID_PATTERN.fullmatch(run_id)) and set(run_id) != {"."}
 
 
+def job_stderr_path(run_dir: Path | str, rule: str, wildcards: dict | None, rule_prefix: str = "") -> Path:
+    """Where a job's stderr is kept: runs/<run_id>/stderr/<rule>.log, or <rule>/<k=v,...>.log with wildcards."""
+    if rule_prefix and rule.startswith(rule_prefix):
+        rule = rule[len(rule_prefix):]
+    base = Path(run_dir) / STDERR_DIR
+    if not wildcards:
+        return base / f"{_safe_name(rule)}.log"
+    name = _safe_name(",".join(f"{k}={v}" for k, v in sorted((str(k), str(v)) for k, v in wildcards.items())))
+    if len(name) > 200:  # stay well inside NAME_MAX with the suffix
+        name = name[:150] + "-" + hashlib.sha256(name.encode()).hexdigest()[:16]
+    return base / _safe_name(rule) / f"{name}.log"
+
+
+def _safe_name(text: str) -> str:
+    text = text.replace("%", "%25").replace("/", "%2F").replace("\0", "")
+    return "%2E" + text[1:] if text.startswith(".") else text
+
+
 def new_run_id(invocation_id: str, now: _dt.datetime | None = None) -> str:
     """UTC timestamp + the first 8 hex of the invocation id: sortable and traceable to the invocation."""
     now = now or _dt.datetime.now(_dt.timezone.utc)
     return f"{now.strftime('%Y%m%dT%H%M%SZ')}-{invocation_id[:8]}"
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
+def _write_durably(path: Path, payload: bytes, mode: int | None = None) -> None:
+    """Write a sibling temp file, fsync it, rename it over `path`, fsync the folder."""
+    path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else mode)
+        try:
+            if mode is not None:
+                os.fchmod(fd, mode)  # exactly this mode, whatever the umask
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    try:  # the rename itself must survive a crash too
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+
+
+def _write(path: Path, payload: bytes, mode: int | None = None, use_reserve: bool = True) -> None:
+    """_write_durably; on a full disk give up the run folder's reserve once and retry (for the record's
+    own files, not for copies of logs)."""
+    try:
+        _write_durably(path, payload, mode)
+        return
+    except OSError as exc:
+        first = exc
+    reserve = Path(path).parent / RESERVE_FILE
+    if use_reserve and first.errno in (errno.ENOSPC, errno.EDQUOT) and reserve.is_file():
+        try:
+            reserve.unlink()
+            _write_durably(path, payload, mode)
+            return
+        except OSError as exc:
+            first = exc
+    raise RecordWriteError(path, first) from None
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    _write(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"))
 
 
 def write_text_atomic(path: Path, text: str, mode: int | None = None) -> None:
-    """Write then rename. With `mode` (e.g. 0o600 for config.yaml, which holds x-sensitive values in
+    """Durable write-then-rename. With `mode` (e.g. 0o600 for config.yaml, which holds x-sensitive values in
     plain text for Snakemake) the file has exactly that mode from its first byte."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    if mode is None:
-        tmp.write_text(text, encoding="utf-8")
-    else:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-        try:
-            os.fchmod(fd, mode)
-            os.write(fd, text.encode("utf-8"))
-        finally:
+    _write(path, text.encode("utf-8"), mode)
+
+
+def copy_atomic(source: Path, dest: Path) -> None:
+    """Copy a file whole or not at all (a full disk must not leave half a log behind)."""
+    with open(source, "rb") as fh:
+        _write(Path(dest), fh.read(), use_reserve=False)
+
+
+def make_reserve(run_dir: Path) -> None:
+    """Set aside RESERVE_BYTES in the run folder (best effort: a disk already full has none to give)."""
+    path = Path(run_dir) / RESERVE_FILE
+    if path.exists():
+        return
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError:
+        return
+    try:
+        os.write(fd, b"\0" * RESERVE_BYTES)  # real blocks: a sparse file would free nothing
+        os.fsync(fd)
+    except OSError:
+        os.close(fd)
+        fd = -1
+        path.unlink(missing_ok=True)
+    finally:
+        if fd >= 0:
             os.close(fd)
-    os.replace(tmp, path)
+
+
+def drop_reserve(run_dir: Path) -> None:
+    try:
+        (Path(run_dir) / RESERVE_FILE).unlink()
+    except OSError:
+        pass
 
 
 def read_json(path: Path) -> dict:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, json.JSONDecodeError):
+    except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
+
+
+def json_problem(path: Path, what: str | None = None) -> str | None:
+    """Why `path` is not a readable JSON object, or None when it is (a missing file is None too)."""
+    what = what or Path(path).name
+    try:
+        text = Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"{what} cannot be read: {exc.strerror or exc}"
+    if not text.strip():
+        return f"{what} is empty"
+    try:
+        data = json.loads(text)
+    except UnicodeDecodeError:
+        return f"{what} is not UTF-8 text"
+    except json.JSONDecodeError as exc:
+        return f"{what} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+    if not isinstance(data, dict):
+        return f"{what} holds a JSON {type(data).__name__}, not an object"
+    return None
 
 
 def read_run(run_dir: Path) -> dict:
     return read_json(Path(run_dir) / RUN_JSON)
 
 
+def load_run(run_dir: Path) -> tuple[dict, str | None]:
+    """(run.json's record, None) or ({}, why the record cannot be read); a missing run.json is a problem too."""
+    run_dir = Path(run_dir)
+    path = run_dir / RUN_JSON
+    if not path.exists():
+        return {}, f"{RUN_JSON} is missing"
+    problem = json_problem(path)
+    if problem:
+        return {}, problem
+    record = read_json(path)
+    problem = json_problem(run_dir / PROV_JSON)
+    return record, problem
+
+
 def update_run(run_dir: Path, **fields: Any) -> dict:
-    """Merge `fields` into run.json (read, merge, write-rename). Returns the new record."""
+    """Merge `fields` into run.json (read, merge, write-rename). Returns the new record.
+
+    A damaged run.json is kept beside it (run.json.damaged), never silently dropped."""
     path = Path(run_dir) / RUN_JSON
+    if path.exists() and json_problem(path):
+        try:
+            os.replace(path, path.with_name(RUN_JSON + DAMAGED_SUFFIX))
+        except OSError:
+            pass
     record = read_json(path)
     record.update(fields)
     write_json_atomic(path, record)
@@ -123,14 +284,33 @@ class RunLock:
             holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "unknown process"
             os.close(fd)
             raise RunBusy(self.run_dir, holder)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()}".encode(), 0)
         self._fd = fd
+        try:
+            self.note_holder(f"pid {os.getpid()}")
+        except OSError:
+            pass  # who holds it is a courtesy; a full disk must not stop the lock
         return self
+
+    @property
+    def fd(self) -> int | None:
+        return self._fd
+
+    def note_holder(self, text: str) -> None:
+        """Say in the lock file who holds the lock now (shown to whoever finds it busy)."""
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)
+            os.pwrite(self._fd, text.encode(), 0)
 
     def release(self) -> None:
         if self._fd is not None:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+    def close_shared(self) -> None:
+        """Close this process's descriptor without unlocking: a child that inherited it keeps the lock
+        until it exits (LOCK_UN would release it for every descriptor of the open file)."""
+        if self._fd is not None:
             os.close(self._fd)
             self._fd = None
 
@@ -141,14 +321,47 @@ class RunLock:
         self.release()
 
 
+def lock_is_held(run_dir: Path) -> bool:
+    """True while some process holds the run folder's lock (tried without blocking, released at once)."""
+    path = Path(run_dir) / LOCK_FILE
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # closing drops a lock taken here
+    return False
+
+
+def lock_holder(run_dir: Path) -> str:
+    try:
+        return (Path(run_dir) / LOCK_FILE).read_text(errors="replace").strip() or "unknown process"
+    except OSError:
+        return "unknown process"
+
+
+def run_folders(runs_dir: Path) -> list[Path]:
+    runs_dir = Path(runs_dir)
+    if not runs_dir.is_dir():
+        return []
+    return sorted(p for p in runs_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+
 def list_runs(runs_dir: Path) -> list[dict]:
-    """Every run record, oldest first; a folder without a readable run.json still shows up."""
+    """Every run record, by folder name; a folder whose record cannot be read is listed as
+    `unreadable` with the reason, never dropped and never a crash."""
     out = []
-    if not Path(runs_dir).is_dir():
-        return out
-    for folder in sorted(p for p in Path(runs_dir).iterdir() if p.is_dir() and not p.name.startswith(".")):
-        record = read_run(folder)
-        record.setdefault("run_id", folder.name)
+    for folder in run_folders(runs_dir):
+        record, problem = load_run(folder)
+        if problem:
+            record = {**record, "status": UNREADABLE, "unreadable": problem}
+        record["run_id"] = record.get("run_id") or folder.name
         record.setdefault("status", "unknown")
         out.append(record)
     return out

@@ -3,13 +3,15 @@ handlers that keep run.json and the provenance current from Snakemake's onstart/
 
 `snakegate.prepare.prepare()` builds the context at parse time (gate, pin, workflow copy); the
 handlers here re-check the gated inputs and the declared outputs before a run is called
-`succeeded`. They never build PROV themselves: they call provenance.capture.
+`succeeded`, record a failed job's own error (runrecord.py) and a stop signal as a cancel
+(runsignals.py, installed at onstart), and send each job's stderr to the run folder
+(jobstderr.py). They never build PROV themselves: they call provenance.capture.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +22,8 @@ from snakegate.registry import Workflow
 from snakegate.settings import Settings
 
 MODULE_PREFIX = "wf_"  # rules of the included workflow are renamed wf_<rule>
+FOLDER_LOST = ("the run folder was deleted or emptied while the run was going: its record was written again at "
+               "the end from the gated invocation; files made before that are gone")
 
 
 class GateRefused(Exception):
@@ -68,6 +72,7 @@ class RunContext:
     source: str
     _lock: runstore.RunLock | None = field(default=None, repr=False)
     started: bool = field(default=False, repr=False)
+    _watch: object | None = field(default=None, repr=False)  # runsignals.CancelWatch once jobs run
 
     @property
     def snakefile(self) -> str:
@@ -97,8 +102,17 @@ class RunContext:
                               f"no job was started (fix workflows/{self.workflow.id}/workflow.yaml, "
                               f"then `snakegate check {self.workflow.id}`)") from None
 
+    def keep_job_stderr(self) -> None:
+        """Each job's stderr into runs/<run_id>/stderr/ (see jobstderr.py), in every Snakemake process."""
+        from snakegate import jobstderr
+
+        jobstderr.install(self.run_dir, MODULE_PREFIX)
+        jobstderr.redirect_spawned_job(self.run_dir, sys.argv, MODULE_PREFIX)
+
     # ---- Snakemake handlers -------------------------------------------------------------
-    def on_start(self, log=None, touch: bool = False) -> None:
+    def on_start(self, log=None, touch: bool = False, workflow=None) -> None:
+        from snakegate.runsignals import CancelWatch
+
         if touch:
             # --touch marks outputs up to date without running a job: that is not a run of the invocation
             raise GateRefused(f"snakegate refused to start run {self.run_id}: --touch (the touch executor) makes "
@@ -109,7 +123,10 @@ class RunContext:
                 self._lock = runstore.RunLock(self.run_dir).acquire()
             except runstore.RunBusy as exc:
                 raise GateRefused(f"{exc}; wait for it to finish or cancel it") from None
+        if self._lock is not None:
+            self._lock.note_holder(f"pid {os.getpid()} (snakemake)")
         self.run_dir.mkdir(parents=True, exist_ok=True)
+        runstore.make_reserve(self.run_dir)
         config_path = self.run_dir / runstore.CONFIG_YAML
         if not config_path.exists():
             from snakegate.runconfig import dump_yaml
@@ -125,8 +142,11 @@ class RunContext:
             self.run_dir, run_id=self.run_id, workflow=self.result.workflow, version=self.result.invocation.version,
             invocation_id=self.result.invocation_id, status="running", stage="jobs-running",
             started=record.get("started") or runstore.utc_now(), source=record.get("source", self.source),
-            outputs=self.declared_outputs(),
+            outputs=self.declared_outputs(), snakemake_pid=os.getpid(), snakemake_log=_first(log),
+            workdir=os.getcwd(),
         )
+        # from here on SIGTERM/SIGINT stop the jobs and are recorded as a cancel (runsignals.py)
+        self._watch = CancelWatch(workflow, MODULE_PREFIX).install()
 
     def on_success(self, log=None) -> None:
         # after the last job, before anything is called succeeded: the inputs must still be the gated
@@ -135,37 +155,80 @@ class RunContext:
                                          self.settings)
         if changed:
             message = pinning.input_changed_text(changed)
-            self._finish("failed", log, input_changed=changed, error=message, error_code="input_changed")
+            self._close("failed", log, input_changed=changed, error=message, error_code="input_changed")
             raise GateRefused(message)
         missing = missing_outputs(self.declared_outputs())
         if missing:
-            self._finish("incomplete", log, missing_outputs=missing)
+            self._close("incomplete", log, missing_outputs=missing)
         else:
-            self._finish("succeeded", log)
+            self._close("succeeded", log)
 
     def on_error(self, log=None) -> None:
-        self._finish("failed", log)
+        self._close("failed", log)
 
-    def _finish(self, status: str, log, **extra) -> None:
-        from snakegate.provenance import snakemakelog
+    def _close(self, status: str, log, **extra) -> None:
+        """Finish the record; a record that cannot be written is said on stderr, never a traceback."""
+        watch = self._watch
+        if watch is not None:
+            watch.disarm()
+            if watch.signal and status == "failed":
+                status = "cancelled"
+        try:
+            self._finish(status, log, watch, **extra)
+        except OSError as exc:
+            print(f"snakegate: the record of run {self.run_id} could not be finished in {self.run_dir}: "
+                  f"{exc.strerror or exc}; `snakegate show-run {self.run_id}` will say so", file=sys.stderr)
+        finally:
+            if self._lock is not None:
+                self._lock.release()
+                self._lock = None
+
+    def _finish(self, status: str, log, watch=None, **extra) -> None:
+        from snakegate import runrecord
 
         log_path = _first(log)
+        lost = self.restore_if_emptied()
         if log_path and Path(log_path).is_file():
-            shutil.copyfile(log_path, self.run_dir / runstore.SNAKEMAKE_LOG)
-        fields = {"status": status, "stage": "finished", "ended": runstore.utc_now(), "outputs": self.declared_outputs(),
-                  **extra}
-        if status == "failed" and "error" not in extra:
-            failed = snakemakelog.read_failed_jobs(log_path)
-            if failed:
-                job = failed[0]
-                fields["failed_rule"] = strip_prefix(job.rule)
-                fields["failed_log"] = job.log
-                fields["error"] = job.error or job.message
-        fields.update(reuse_fields(self.run_dir))
+            try:
+                runstore.copy_atomic(Path(log_path), self.run_dir / runstore.SNAKEMAKE_LOG)
+            except OSError:
+                pass  # the record below says what matters; the copy is a convenience
+        runrecord.drop_empty_stderr(self.run_dir)
+        ended = runstore.utc_now()
+        # the status first, so that it stands even if what follows fails; stage `provenance` until the
+        # PROV record is written
+        fields = {**self.identity(), **({"record_problem": lost} if lost else {}), "snakemake_log": log_path,
+                  "status": status, "stage": "provenance", "ended": ended, "outputs": self.declared_outputs(),
+                  **runrecord.closing_fields(self.run_dir, Path.cwd(), status, runrecord.read_text(log_path),
+                                             MODULE_PREFIX, cancelled_by=watch.signal if watch else None,
+                                             running=watch.running_jobs if watch and watch.signal else None),
+                  **extra, **reuse_fields(self.run_dir)}
+        started = runstore.read_run(self.run_dir).get("started")
+        fields["duration_s"] = runstore.duration_s({"started": started, "ended": ended})
         record = runstore.update_run(self.run_dir, **fields)
+        if status == "failed" and record.get("failure"):
+            _say_failure(self.run_id, self.run_dir, record["failure"])
         record_provenance(self, log_path, record["status"])
-        if self._lock is not None:
-            self._lock.release()
+        runstore.update_run(self.run_dir, stage="finished")
+        runstore.drop_reserve(self.run_dir)
+
+    def identity(self) -> dict:
+        """The fields that say which run a record is (written again at the end, in case the folder was lost)."""
+        return {"run_id": self.run_id, "workflow": self.result.workflow, "version": self.result.invocation.version,
+                "invocation_id": self.result.invocation_id}
+
+    def restore_if_emptied(self) -> str | None:
+        """When the run folder lost its invocation.json during the run (deleted, emptied), write it and
+        config.yaml again from the gated invocation and return a sentence saying so; else None."""
+        if (self.run_dir / runstore.INVOCATION_JSON).exists():
+            return None
+        from snakegate.runconfig import dump_yaml
+
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        runstore.write_text_atomic(self.run_dir / runstore.CONFIG_YAML,
+                                   dump_yaml(explicit_config(self.result, self.run_id)), mode=runstore.CONFIG_MODE)
+        runstore.write_json_atomic(self.run_dir / runstore.INVOCATION_JSON, invocation_record(self.result))
+        return FOLDER_LOST
 
     def declared_outputs(self) -> list[dict]:
         from snakegate.outputs import expand_outputs
@@ -204,7 +267,18 @@ def record_provenance(ctx: RunContext, snakemake_log: str | None, status: str) -
             rule_prefix=MODULE_PREFIX, record_hostname=ctx.settings.record_hostname,
         )
     except Exception as exc:  # noqa: BLE001 - provenance must not turn a finished run into a crash
-        runstore.update_run(ctx.run_dir, provenance_error=f"{type(exc).__name__}: {exc}")
+        problem = f"{exc.strerror or exc}" if isinstance(exc, OSError) else f"{type(exc).__name__}: {exc}"
+        runstore.update_run(ctx.run_dir, provenance_error=problem)
+
+
+def _say_failure(run_id: str, run_dir: Path, failure: dict) -> None:
+    """A job's stderr goes to its file, not the terminal: say on stderr what failed and where to read more."""
+    lines = [f"snakegate: run {run_id} failed in rule {failure['rule']}: {failure['exception']}: "
+             f"{failure.get('message', '')}"]
+    lines += [f"  | {line}" for line in (failure.get("log_tail") or [])[-5:]]
+    if failure.get("log"):
+        lines.append(f"  full log: {run_dir / failure['log'] if not Path(failure['log']).is_absolute() else failure['log']}")
+    print("\n".join(lines), file=sys.stderr, flush=True)
 
 
 def _first(log):

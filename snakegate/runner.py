@@ -1,11 +1,19 @@
 """Hand a gated invocation to Snakemake: make the run folder, run the top-level Snakefile, follow it.
 
 `execute()` gates, writes runs/<run_id>/config.yaml (fully explicit) and
-run.json, starts `python -m snakemake` on the registry's top-level Snakefile
-(which gates again and records provenance), streams progress, and finalises
-run.json: status, timings, exit code, the failing rule and its log, partial
-outputs. SIGINT/SIGTERM are passed to Snakemake so it stops its jobs cleanly;
-the run is then marked cancelled.
+run.json, and starts `python -m snakemake` on the registry's top-level
+Snakefile (which gates again and records the run and its provenance itself)
+detached from this process: in its own session, with its output going to
+runs/<run_id>/console.log, which this process follows for progress, and
+holding the run folder's lock, which it inherits. So a front end that dies
+(SIGKILL, SIGHUP from a closed terminal or a dropped ssh session) leaves a run
+that goes on and records itself. SIGINT/SIGTERM to the front end are passed to
+Snakemake, whose handlers stop the jobs and record the run `cancelled` with the
+signal (a `cancel` event set from another thread, the chat's cancel key, does
+the same as SIGINT); if it does not stop in time the front end escalates to
+SIGKILL. After
+Snakemake exits the front end adds the exit code, or records the end itself
+when the handlers never ran (a failure before the first job, a kill).
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -95,12 +104,16 @@ class Progress:
 
 
 def _unique_run_dir(settings: Settings, invocation_id: str) -> tuple[str, Path]:
+    """A new run folder, made here: two runs of one config started in the same second get two folders."""
     base = runstore.new_run_id(invocation_id)
     run_id, n = base, 1
-    while (settings.runs_dir / run_id).exists():
-        n += 1
-        run_id = f"{base}.{n}"
-    return run_id, settings.runs_dir / run_id
+    while True:
+        try:
+            (settings.runs_dir / run_id).mkdir()
+            return run_id, settings.runs_dir / run_id
+        except FileExistsError:
+            n += 1
+            run_id = f"{base}.{n}"
 
 
 def execute(registry: Registry, settings: Settings, invocation: dict, options: RunOptions,
@@ -126,26 +139,55 @@ def execute(registry: Registry, settings: Settings, invocation: dict, options: R
     result = gate(registry, invocation, settings, check_dag=False)
     if not result.ok:
         raise GateRejected(result)
-    settings.runs_dir.mkdir(parents=True, exist_ok=True)
-    run_id, run_dir = _unique_run_dir(settings, result.invocation_id)
-    lock = runstore.RunLock(run_dir).acquire()
+    run_dir = None
+    try:
+        settings.runs_dir.mkdir(parents=True, exist_ok=True)
+        run_id, run_dir = _unique_run_dir(settings, result.invocation_id)
+        lock = runstore.RunLock(run_dir).acquire()
+    except OSError as exc:
+        if run_dir is not None:
+            pinning.remove_tree(run_dir)
+        raise RecordUnwritable(f"cannot make a run folder in {settings.runs_dir}: {exc.strerror or exc}; nothing "
+                               "was run. Free space there or make it writable, then run again") from None
     refusal = None
     try:
         outcome = _run(registry, settings, result, run_id, run_dir, options, on_progress, echo, extra_record or {},
-                       cancel)
+                       lock, cancel)
         refusal = _dag_refusal(registry, settings, invocation, outcome)
     except (GateRejected, forkseed.ReuseRefused) as exc:
-        lock.release()
+        lock.close_shared()  # Snakemake never started: nobody else holds it
         pinning.remove_tree(run_dir)  # nothing ran: a refusal leaves nothing
         if isinstance(exc, forkseed.ReuseRefused):
             raise UserError(str(exc), ExitCode.INVALID) from None
         raise
+    except _NotStarted as exc:
+        lock.close_shared()
+        pinning.remove_tree(run_dir)
+        raise RecordUnwritable(f"cannot write the run folder {run_dir}: {exc.reason}; nothing was run. Free space "
+                               "there or make it writable, then run again") from None
+    except OSError as exc:
+        raise RecordUnwritable(f"run {run_id} ended but its record in {run_dir} could not be completed: "
+                               f"{exc.strerror or exc}; `snakegate show-run {run_id}` says what is there") from None
     finally:
-        lock.release()
+        # never LOCK_UN: it would unlock Snakemake's inherited descriptor too, were it still running
+        lock.close_shared()
     if refusal is not None:
         pinning.remove_tree(run_dir)  # no job ran: a refusal leaves nothing, as before a run
         raise GateRejected(refusal)
     return outcome
+
+
+class RecordUnwritable(UserError):
+    """The run folder cannot be written (full disk, read-only): a message naming it, exit 2."""
+
+    def __init__(self, message: str):
+        super().__init__(message, ExitCode.USAGE)
+
+
+class _NotStarted(Exception):
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
 
 
 class GateRejected(UserError):
@@ -175,20 +217,26 @@ def _dag_refusal(registry, settings, invocation, outcome: "RunOutcome") -> GateR
 
 
 def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo, extra_record,
-         cancel=None) -> RunOutcome:
-    runstore.write_text_atomic(run_dir / runstore.CONFIG_YAML, dump_yaml(explicit_config(result, run_id)),
-                              mode=runstore.CONFIG_MODE)
-    runstore.write_json_atomic(run_dir / runstore.INVOCATION_JSON, invocation_record(result))
-    runstore.update_run(run_dir, run_id=run_id, workflow=result.workflow, version=result.invocation.version,
-                        invocation_id=result.invocation_id, status="running", stage="gated",
-                        started=runstore.utc_now(), source="snakegate run",
-                        options={"cores": options.cores, "executor": options.executor, "jobs": options.jobs,
-                                 "profile": options.profile},
-                        **extra_record)
-    wf = _copy_workflow(registry, result, run_dir)
-    if options.seed_from is not None:
-        runstore.update_run(run_dir, **{forkseed.SEEDED_KEY: forkseed.seed(options.seed_from, run_dir,
-                                                                             settings.registry_root)})
+         lock: runstore.RunLock, cancel: threading.Event | None = None) -> RunOutcome:
+    started = runstore.utc_now()
+    try:
+        runstore.make_reserve(run_dir)
+        runstore.write_text_atomic(run_dir / runstore.CONFIG_YAML, dump_yaml(explicit_config(result, run_id)),
+                                   mode=runstore.CONFIG_MODE)
+        runstore.write_json_atomic(run_dir / runstore.INVOCATION_JSON, invocation_record(result))
+        runstore.update_run(run_dir, run_id=run_id, workflow=result.workflow, version=result.invocation.version,
+                            invocation_id=result.invocation_id, status="running", stage="gated",
+                            started=started, source="snakegate run", console_log=runstore.CONSOLE_LOG,
+                            options={"cores": options.cores, "executor": options.executor, "jobs": options.jobs,
+                                     "profile": options.profile},
+                            **extra_record)
+        wf = _copy_workflow(registry, result, run_dir)
+        if options.seed_from is not None:
+            runstore.update_run(run_dir, **{forkseed.SEEDED_KEY: forkseed.seed(options.seed_from, run_dir,
+                                                                                 settings.registry_root)})
+        out_fd = os.open(run_dir / runstore.CONSOLE_LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    except OSError as exc:
+        raise _NotStarted(exc.strerror or str(exc)) from None
 
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(settings.registry_root / "Snakefile"),
            "--configfile", str(run_dir / runstore.CONFIG_YAML), "--directory", str(settings.registry_root),
@@ -198,20 +246,32 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
     env = {k: v for k, v in os.environ.items() if k != "SNAKEMAKE_PROFILE"}
     env.update({runstore.LOCK_HELD_ENV: run_id, pinning.EXPECTED_ENV: result.invocation_id})
     progress = Progress(on_progress)
-    log_lines: list[str] = []
     cancelled = {"signal": None}
+    followed: list[str] = []  # kept in memory too: the run folder may be deleted under the run
 
-    proc = subprocess.Popen(cmd, cwd=settings.registry_root, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, bufsize=1, preexec_fn=_child_setup)
-    runstore.update_run(run_dir, stage="snakemake-started", snakemake_pid=proc.pid)
+    # Snakemake runs detached: its own session, its output into the run folder, the run folder's lock
+    # inherited. A front end that dies (SIGKILL, a closed terminal) leaves it running; the top-level
+    # Snakefile's handlers finish run.json and the PROV record on their own.
+    console = run_dir / runstore.CONSOLE_LOG
+    try:
+        proc = subprocess.Popen(cmd, cwd=settings.registry_root, env=env, stdin=subprocess.DEVNULL, stdout=out_fd,
+                                stderr=subprocess.STDOUT, pass_fds=(lock.fd,), preexec_fn=_child_setup)
+    finally:
+        os.close(out_fd)
+    # run.json is Snakemake's to write from here on (its onstart handler records its pid), so that two
+    # processes never rewrite it at once
+    try:
+        lock.note_holder(f"pid {proc.pid} (snakemake, started by snakegate run pid {os.getpid()})")
+    except OSError:
+        pass
 
     def forward(signum, _frame):
-        # Snakemake stops its jobs cleanly on SIGINT; if it has not stopped in time, escalate.
+        # Snakemake's own handler (runsignals.py) stops the jobs and records the cancel; escalate if it hangs
         first = cancelled["signal"] is None
         cancelled["signal"] = cancelled["signal"] or signal.Signals(signum).name
-        _signal_group(proc, signal.SIGINT if first else signal.SIGTERM)
+        _signal(proc, signum)
         if first:
-            _escalate_later(proc)
+            _escalate_later(proc, signum)
 
     if cancel is not None:
         _cancel_when_set(cancel, proc, lambda: forward(signal.SIGINT, None))
@@ -221,28 +281,53 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
         for s in previous:
             signal.signal(s, forward)
     try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            log_lines.append(line)
+        def on_line(line: str) -> None:
+            followed.append(line)
             progress.feed(line)
             if echo:
                 echo(line)
+
+        follow(console, proc, on_line)
         exit_code = proc.wait()
     finally:
         if in_main_thread:
             for s, handler in previous.items():
                 signal.signal(s, handler)
-    (run_dir / runstore.SNAKEMAKE_LOG).exists() or (run_dir / runstore.SNAKEMAKE_LOG).write_text(
-        "".join(log_lines), encoding="utf-8")
-    return _finalise(wf, settings, run_id, run_dir, result, exit_code, cancelled["signal"], progress,
-                     "".join(log_lines))
+    return _finalise(wf, settings, run_id, run_dir, result, exit_code, cancelled["signal"], started,
+                     "".join(followed))
+
+
+def follow(path: Path, proc: subprocess.Popen, on_line: Callable[[str], None], poll_s: float = 0.1) -> None:
+    """Feed each line Snakemake writes to `path` to `on_line` until the process has exited and all is read."""
+    with open(path, "rb") as fh:
+        pending = b""
+        while True:
+            chunk = fh.read(1 << 16)
+            if chunk:
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    on_line(line.decode("utf-8", errors="replace") + "\n")
+                continue
+            if proc.poll() is not None:
+                break  # exited, and everything it wrote has been read
+            time.sleep(poll_s)
+        if pending:
+            on_line(pending.decode("utf-8", errors="replace"))
 
 
 def _child_setup() -> None:
-    """Own process group (so a cancel reaches Snakemake's jobs too) and default SIGINT: a shell that
-    starts `snakegate run &` ignores SIGINT, and an ignored signal would be inherited by Snakemake."""
+    """Own session and process group (no terminal hangup reaches it; a cancel reaches its jobs) and
+    default SIGINT: a shell that starts `snakegate run &` ignores SIGINT, which Snakemake would inherit."""
     os.setsid()
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _signal(proc: subprocess.Popen, sig) -> None:
+    try:
+        os.kill(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _signal_group(proc: subprocess.Popen, sig: signal.Signals) -> None:
@@ -252,17 +337,20 @@ def _signal_group(proc: subprocess.Popen, sig: signal.Signals) -> None:
         pass
 
 
-CANCEL_GRACE_S = (20.0, 10.0)  # SIGINT -> wait -> SIGTERM -> wait -> SIGKILL
+CANCEL_GRACE_S = (20.0, 10.0)  # signal -> wait -> the signal again (jobs SIGKILLed) -> wait -> SIGKILL all
 
 
-def _escalate_later(proc: subprocess.Popen) -> None:
+def _escalate_later(proc: subprocess.Popen, signum) -> None:
     def escalate():
-        for sig, wait in ((signal.SIGTERM, CANCEL_GRACE_S[0]), (signal.SIGKILL, CANCEL_GRACE_S[1])):
+        for step, wait in enumerate(CANCEL_GRACE_S):
             try:
                 proc.wait(timeout=wait)
                 return
             except subprocess.TimeoutExpired:
-                _signal_group(proc, sig)
+                if step == 0:
+                    _signal(proc, signum)
+                else:
+                    _signal_group(proc, signal.SIGKILL)
 
     threading.Thread(target=escalate, daemon=True).start()
 
@@ -282,9 +370,28 @@ def _in_main_thread() -> bool:
     return threading.current_thread() is threading.main_thread()
 
 
-def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, progress, log_text) -> RunOutcome:
+def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, started: str,
+              console_text: str) -> RunOutcome:
+    """After Snakemake exited: keep what its handlers recorded and add the exit code; when they never ran
+    (stopped before the first job, killed), record the end here from its output."""
+    from snakegate import runrecord
+
     record = runstore.read_run(run_dir)
-    outputs = _context(wf, settings, run_dir, result).declared_outputs()
+    if console_text and not (run_dir / runstore.CONSOLE_LOG).exists() and run_dir.is_dir():
+        # the folder was deleted under the run: what Snakemake printed is kept all the same
+        runstore.write_text_atomic(run_dir / runstore.CONSOLE_LOG, console_text)
+    if record.get("stage") in ("finished", "provenance"):
+        # the handlers recorded the end; Snakemake stopped before its PROV record was written when the
+        # stage is still `provenance`
+        record = runstore.update_run(run_dir, exit_code=exit_code)
+        if record.get("stage") != "finished" or not (run_dir / runstore.PROV_JSON).exists():
+            _record_provenance_after(wf, settings, run_dir, result, record["status"])
+            runstore.update_run(run_dir, stage="finished")
+        return RunOutcome(run_id=run_id, run_dir=run_dir, status=record["status"], exit_code=exit_code,
+                          record=runstore.read_run(run_dir), gate=result)
+    ctx = _context(wf, settings, run_dir, result)
+    lost = ctx.restore_if_emptied()
+    outputs = ctx.declared_outputs()
     if signal_name:
         status = "cancelled"
     elif exit_code == 0:
@@ -292,36 +399,32 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, pro
         status = "incomplete" if missing_outputs(outputs) else "succeeded"
     else:
         status = "failed"
-    # the handler's end time when it ran, so run.json and the PROV record agree
-    fields = {"status": status, "stage": "finished", "exit_code": exit_code,
-              "ended": record.get("ended") if status != "cancelled" and record.get("ended") else runstore.utc_now(),
-              "outputs": outputs, "progress": {"done": progress.done, "total": progress.total},
-              "jobs_executed": progress.executed}
-    fields["duration_s"] = runstore.duration_s({"started": record.get("started"), "ended": fields["ended"]})
+    # what Snakemake printed: from the run folder, or as followed when the folder was lost
+    log_text = runrecord.read_text(run_dir / runstore.CONSOLE_LOG) or console_text
+    if lost and log_text and not (run_dir / runstore.CONSOLE_LOG).exists():
+        runstore.write_text_atomic(run_dir / runstore.CONSOLE_LOG, log_text)
+    ended = runstore.utc_now()
+    started = record.get("started") or started
+    fields = {**ctx.identity(), **({"record_problem": lost} if lost else {}), "source": "snakegate run",
+              "started": started, "status": status, "stage": "provenance", "exit_code": exit_code, "ended": ended,
+              "outputs": outputs,
+              **runrecord.closing_fields(run_dir, settings.registry_root, status, log_text, MODULE_PREFIX,
+                                         cancelled_by=signal_name)}
+    fields["duration_s"] = runstore.duration_s({"started": started, "ended": ended})
     if status == "incomplete":
         fields["missing_outputs"] = missing_outputs(outputs)
     fields.update(reuse_fields(run_dir))
-    if status != "succeeded":
-        fields["partial_outputs"] = sorted(
-            p.relative_to(run_dir).as_posix() for p in (run_dir / "results").rglob("*") if p.is_file())
-    if status == "failed":
-        failed = snakemakelog.failed_jobs(log_text)
-        if failed:
-            fields["failed_rule"] = strip_prefix(failed[0].rule)
-            fields["failed_log"] = failed[0].log
-            fields["error"] = record.get("error") or failed[0].error or failed[0].message
-        elif record.get("error"):
-            fields["error"] = record["error"]  # the handler's or the gate's own words (input_changed, a refusal)
-        elif "failed_rule" not in record:
-            tail = [l for l in log_text.splitlines() if l.strip()][-8:]
-            fields["error"] = " | ".join(tail)
-    if status == "cancelled":
-        fields["cancelled_by"] = signal_name
+    if status == "failed" and "error" not in fields:
+        # the gate's own words when the Snakefile refused (written before Snakemake stopped), else
+        # Snakemake's last words: it stopped outside any job (a parse or DAG error, a missing input)
+        fields["error"] = record.get("error") or runrecord.last_words(log_text)
+    runrecord.drop_empty_stderr(run_dir)
     record = runstore.update_run(run_dir, **fields)
-    if status == "cancelled" or not (run_dir / "prov.json").exists():
-        # Snakemake's handlers did not run or ran before the cancel: record what exists now
-        _record_provenance_after(wf, settings, run_dir, result, status)
-    return RunOutcome(run_id=run_id, run_dir=run_dir, status=status, exit_code=exit_code, record=record, gate=result)
+    _record_provenance_after(wf, settings, run_dir, result, status)
+    runstore.update_run(run_dir, stage="finished")
+    runstore.drop_reserve(run_dir)
+    return RunOutcome(run_id=run_id, run_dir=run_dir, status=status, exit_code=exit_code,
+                      record=runstore.read_run(run_dir), gate=result)
 
 
 def _context(wf, settings, run_dir, result):
@@ -335,5 +438,6 @@ def _context(wf, settings, run_dir, result):
 def _record_provenance_after(wf, settings, run_dir, result, status) -> None:
     from snakegate.entry import record_provenance
 
-    log = run_dir / runstore.SNAKEMAKE_LOG
-    record_provenance(_context(wf, settings, run_dir, result), str(log) if log.exists() else None, status)
+    # Snakemake's log file when its handlers copied it in, else everything it printed
+    log = next((p for p in (run_dir / runstore.SNAKEMAKE_LOG, run_dir / runstore.CONSOLE_LOG) if p.exists()), None)
+    record_provenance(_context(wf, settings, run_dir, result), str(log) if log else None, status)

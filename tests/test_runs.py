@@ -9,71 +9,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
 
 from registry_copies import REPO, make_registry, run_names
-
-FAILING_WORKFLOW = {
-    "workflow.yaml": """\
-        id: fails-on-purpose
-        version: 0.1.0
-        title: Fails on purpose
-        description: Copies a table, then a second rule fails; used to test failure records.
-        tags: [test]
-        maintainers: [{name: snakegate tests}]
-        trust: community
-        rules:
-          copy: {input: {table: csv-table}, output: {copied: csv-table}}
-          boom: {input: {copied: csv-table}, output: {never: text}}
-        outputs:
-          never: {path: results/never.txt, type: text, description: Never made.}
-        """,
-    "schema.json": json.dumps({
-        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
-        "additionalProperties": False, "required": ["table"],
-        "properties": {
-            "table": {"type": "string", "x-artifact": "csv-table", "description": "Any CSV table."},
-            "sleep": {"type": "integer", "minimum": 0, "default": 0, "description": "Seconds the boom rule waits first."},
-        },
-    }),
-    "Snakefile": """\
-        rule all:
-            input:
-                "results/never.txt",
-
-
-        rule copy:
-            input:
-                table=config["table"],
-            output:
-                copied="results/copy.csv",
-            log:
-                "logs/copy.log",
-            shell:
-                "cp {input.table} {output.copied} 2> {log}"
-
-
-        rule boom:
-            input:
-                copied="results/copy.csv",
-            output:
-                never="results/never.txt",
-            params:
-                sleep=config["sleep"],
-            log:
-                "logs/boom.log",
-            shell:
-                "sleep {params.sleep}; echo 'boom: this rule always fails' > {log}; exit 3"
-        """,
-}
-
+from run_faults import fault_registry
 
 def _yaml(path: Path):
     return YAML(typ="safe", pure=True).load(path.read_text())
@@ -81,8 +25,8 @@ def _yaml(path: Path):
 
 @pytest.fixture
 def registry(tmp_path) -> Path:
-    """A private registry: the real top-level Snakefile, tabular-profile, a failing workflow, demo data."""
-    return make_registry(tmp_path / "registry", {"fails-on-purpose": FAILING_WORKFLOW})
+    """A private registry: the real top-level Snakefile, tabular-profile, the fault tests' workflows, demo data."""
+    return fault_registry(tmp_path / "registry")
 
 
 def sg(root: Path, *args, check=None, **kw) -> subprocess.CompletedProcess:
@@ -285,39 +229,6 @@ def test_params_whose_jobs_snakemake_cannot_build_are_refused_and_leave_no_run(t
     good = write_config(tmp_path / "good.yaml", {"workflow": "dag-fails", "params": {"table": table, "n": 3}})
     sg(root, "run", str(good), check=0)
     assert (only_run(root) / "results" / "part2.csv").is_file()
-
-
-def _wait_for(predicate, timeout=60.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.2)
-    return False
-
-
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
-def test_a_signal_during_a_run_stops_snakemake_and_marks_it_cancelled(registry, tmp_path, sig):
-    cfg = write_config(tmp_path / "slow.yaml", {"workflow": "fails-on-purpose",
-                                                "params": {"table": "data/examples/tabular-penguins.csv", "sleep": 60}})
-    env = dict(os.environ, SNAKEGATE_REGISTRY=str(registry))
-    # started the way `snakegate run ... &` starts from a script: with SIGINT ignored, which children inherit
-    proc = subprocess.Popen([sys.executable, "-m", "snakegate.cli", "run", str(cfg)], cwd=registry, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
-    assert _wait_for(lambda: any((registry / "runs").glob("*/results/copy.csv")) if (registry / "runs").exists()
-                     else False), "the first job never finished"
-    time.sleep(1.0)  # boom is sleeping now
-    started = time.time()
-    proc.send_signal(sig)
-    out, err = proc.communicate(timeout=60)
-    assert time.time() - started < 30, "cancel took too long"
-    assert "Traceback" not in out + err
-    assert proc.returncode == 130
-    record = json.loads((only_run(registry) / "run.json").read_text())
-    assert record["status"] == "cancelled" and record["cancelled_by"] == sig.name
-    assert "results/copy.csv" in record["partial_outputs"]
-    assert not (only_run(registry) / "results" / "never.txt").exists()
 
 
 def test_two_concurrent_runs_of_different_configs_do_not_interfere(registry, tmp_path):

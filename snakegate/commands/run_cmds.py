@@ -90,12 +90,21 @@ def summary_line(outcome, root) -> str:
     made = [o["path"] for o in rec.get("outputs", []) if o.get("exists")]
     dur = rec.get("duration_s")
     parts = [f"{outcome.status}", f"run {outcome.run_id}", f"{dur:.1f} s" if dur is not None else "?"]
-    if outcome.status == "failed" and rec.get("failed_rule"):
+    failure = rec.get("failure") or {}
+    if outcome.status == "failed" and failure:
+        log = _rel(outcome.run_dir / failure["log"], root) if failure.get("log") else "none"
+        parts.append(f"failed rule {failure['rule']}: {rec.get('error')} (log: {log})")
+    elif outcome.status == "failed" and rec.get("failed_rule"):
         parts.append(f"failed rule {rec['failed_rule']} (log: {', '.join(rec.get('failed_log') or []) or 'none'})")
     elif outcome.status == "failed" and rec.get("error_code"):
         parts.append(str(rec.get("error")))  # refused by the pin, or an input changed under the run
+    elif outcome.status == "failed" and rec.get("error"):
+        parts.append(f"error: {rec['error']}")
     if outcome.status == "incomplete":
         parts.append(f"missing: {', '.join(rec.get('missing_outputs') or [])}")
+    if outcome.status == "cancelled":
+        running = ", ".join(rec.get("running_jobs") or []) or "none"
+        parts.append(f"cancelled by {rec.get('cancelled_by') or 'a signal'} (jobs stopped: {running})")
     parts.append("outputs: " + (", ".join(made) if made else "none"))
     prov = outcome.run_dir / "prov.json"
     parts.append(f"provenance: {_rel(prov, root)}" if prov.exists() else "provenance: not written")
@@ -126,13 +135,33 @@ def exit_for(status: str) -> int:
     return {"succeeded": ExitCode.OK, "cancelled": ExitCode.CANCELLED}.get(status, ExitCode.INVALID)
 
 
+def _records(ctx) -> list[tuple]:
+    """(folder, record, note) of every run; stale `running` records are completed on the way (staleruns.py)."""
+    from snakegate import staleruns
+    from snakegate.provenance import runstore
+
+    out = []
+    for folder in runstore.run_folders(ctx.settings.runs_dir):
+        record, problem = runstore.load_run(folder)
+        if problem:
+            out.append((folder, {"run_id": folder.name, "status": runstore.UNREADABLE}, problem))
+            continue
+        record = staleruns.refresh(ctx.settings, folder, record)
+        out.append((folder, record, staleruns.record_note(folder, record)))
+    return out
+
+
 def cmd_runs(ctx) -> int:
     from snakegate.provenance import runstore
 
-    records = runstore.list_runs(ctx.settings.runs_dir)
-    rows = [{"run_id": r["run_id"], "workflow": r.get("workflow"), "status": r.get("status"),
-             "started": r.get("started"), "duration_s": r.get("duration_s", runstore.duration_s(r)),
-             "invocation_id": r.get("invocation_id")} for r in records]
+    rows = []
+    for folder, r, note in _records(ctx):
+        row = {"run_id": r.get("run_id") or folder.name, "workflow": r.get("workflow"), "status": r.get("status"),
+               "started": r.get("started"), "duration_s": r.get("duration_s", runstore.duration_s(r)),
+               "invocation_id": r.get("invocation_id")}
+        if note:
+            row["note"] = note
+        rows.append(row)
     if ctx.args.json:
         print(json.dumps({"runs": rows}, indent=2, sort_keys=True))
         return ExitCode.OK
@@ -141,8 +170,9 @@ def cmd_runs(ctx) -> int:
         return ExitCode.OK
     for r in rows:
         dur = f"{r['duration_s']:.1f}s" if isinstance(r["duration_s"], (int, float)) else "-"
-        print(f"{r['run_id']:<34} {str(r['workflow']):<22} {str(r['status']):<10} {str(r['started'] or '-'):<25} "
-              f"{dur:>8}  {(r['invocation_id'] or '')[:12]}")
+        line = (f"{r['run_id']:<34} {str(r['workflow'] or '-'):<22} {str(r['status']):<11} "
+                f"{str(r['started'] or '-'):<25} {dur:>8}  {(r['invocation_id'] or '')[:12]}")
+        print(line + (f"  ({r['note']})" if r.get("note") else ""))
     return ExitCode.OK
 
 
@@ -155,21 +185,40 @@ def find_run_or_fail(ctx, ref: str):
 
 
 def cmd_show_run(ctx) -> int:
+    from snakegate import staleruns
     from snakegate.provenance import runstore
 
     run_dir = find_run_or_fail(ctx, ctx.args.run)
-    record = runstore.read_run(run_dir)
+    record, problem = runstore.load_run(run_dir)
+    if problem:
+        raise UserError(f"the record of run {run_dir.name} cannot be read: {problem} (folder {run_dir}); "
+                        "the other runs are not affected", ExitCode.INVALID)
+    record = staleruns.refresh(ctx.settings, run_dir, record)
+    note = staleruns.record_note(run_dir, record)
     if ctx.args.json:
-        print(json.dumps(record, indent=2, sort_keys=True))
+        print(json.dumps({**record, **({"note": note} if note else {})}, indent=2, sort_keys=True))
         return ExitCode.OK
     keys = ["run_id", "workflow", "version", "status", "stage", "source", "started", "ended", "duration_s",
-            "exit_code", "invocation_id", "failed_rule", "failed_log", "error", "cancelled_by"]
+            "exit_code", "invocation_id", "failed_rule", "error", "cancelled_by", "interrupted_detected_at"]
     for k in keys:
         if record.get(k) is not None:
             print(f"{k:<14} {record[k]}")
+    if record.get("status") == "running" and record.get("snakemake_pid"):
+        print(f"{'snakemake pid':<14} {record['snakemake_pid']} (stop it with kill -TERM {record['snakemake_pid']})")
+    if record.get("running_jobs"):
+        print(f"{'running jobs':<14} {', '.join(record['running_jobs'])}")
+    failure = record.get("failure") or {}
+    if failure.get("log"):
+        print(f"{'log':<14} {failure['log']}")
+    for line in failure.get("log_tail") or []:
+        print(f"{'':<14} | {line}")
+    for copy in failure.get("cluster_logs") or []:
+        print(f"{'cluster log':<14} {copy['path']} (from {copy['source']}, sha256 {copy['sha256'][:12]}…)")
     for o in record.get("outputs", []):
         print(f"{'output':<14} {o['name']}: {o['path']} ({'present' if o.get('exists') else 'missing'})")
     for p in record.get("partial_outputs", []) or []:
         print(f"{'partial':<14} {p}")
+    if note:
+        print(f"{'note':<14} {note}")
     print(f"{'folder':<14} {run_dir}")
     return ExitCode.OK
