@@ -121,8 +121,10 @@ def run(graph, name: str, **bindings) -> list[dict]:
 
 def record_path(run_dir: Path, registry_root: Path, given: str, known: set[str]) -> str:
     """FILE as the record spells it: as given, inside the run folder, or made relative to the registry."""
-    candidates = [given, f"{Path(run_dir).relative_to(registry_root).as_posix()}/{given}"
-                  if Path(run_dir).is_relative_to(registry_root) else given]
+    run_dir, registry_root = Path(run_dir), Path(registry_root)
+    in_run = os.path.normpath(run_dir / given)
+    candidates = [given, Path(in_run).relative_to(registry_root).as_posix()
+                  if Path(in_run).is_relative_to(registry_root) else in_run]
     absolute = Path(given) if os.path.isabs(given) else Path.cwd() / given
     try:
         candidates.append(Path(os.path.normpath(absolute)).relative_to(registry_root).as_posix())
