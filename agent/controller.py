@@ -22,16 +22,16 @@ describing another workflow withdraws the draft (`DraftCleared`).
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import secrets
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from snakegate import runner
 from snakegate.agent import limits
+from snakegate.agent.act_data import data_files
 from snakegate.agent.actions import ActionContext, Outcome, call_action, conversation_secrets, error_result, result_json
+from snakegate.agent.approval import Approving
 from snakegate.agent.audit import AuditLog
 from snakegate.agent.backend import Backend, BackendError, Reply
 from snakegate.agent.drafts import write_draft
@@ -39,14 +39,11 @@ from snakegate.agent.events import (
     ActionCalled, Approval, AssistantSaid, BackendFailed, Draft, DraftCleared, DraftReady, Event, SecretRequested,
 )
 from snakegate.agent.history import call_key, request_view, scrub_messages
-from snakegate.agent.prompt import relative, system_prompt
+from snakegate.agent.prompt import clear_choice, relative, system_prompt
 from snakegate.agent.redact import MASKED_NOTE, sensitive_params
-from snakegate.agent.act_data import data_files
 from snakegate.agent.tools import conversation_tools, params_schema
 from snakegate.errors import UserError
-from snakegate.provenance.origin import OriginError, origin_fields
 from snakegate.registry import Registry
-from snakegate.runconfig import read_run_config
 from snakegate.settings import Settings
 
 DEFAULT_GREETING = ("Hello! Tell me what you would like to analyse, and with which data. I can find a workflow, "
@@ -57,10 +54,6 @@ CUT_NOTE = ("(The model's reply was cut off at the token limit, max_tokens={n}; 
             "--max-tokens, or ask for a shorter answer.)")
 
 
-def _utc_now() -> str:
-    return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 @dataclass
 class _Turn:
     """One `send()` in progress: where its messages start, what to restore if it fails or is abandoned,
@@ -68,6 +61,7 @@ class _Turn:
 
     cancel: threading.Event
     on_event: Callable[[Event], None] | None
+    text: str = ""
     start: int = 0
     described: tuple | None = None
     draft: Draft | None = None
@@ -84,7 +78,7 @@ class _Turn:
             self.on_event(event)
 
 
-class Conversation:
+class Conversation(Approving):
     """One chat session with one backend; the UI calls opening/send/set_sensitive/approve/execute."""
 
     def __init__(self, registry: Registry, settings: Settings, backend: Backend, *,
@@ -116,8 +110,10 @@ class Conversation:
         wf = self.registry.get(self.described[0]) if self.described else None
         if wf is not None:
             shape = (wf.id, params_schema(wf.schema, files))
-        done = self._open.described_ids if self._open is not None else set()
-        return conversation_tools(self.registry.ids(), shape, done=done, files=files)
+        turn = self._open
+        done = turn.described_ids if turn is not None else set()
+        likely = clear_choice(self.registry, turn.text) if turn is not None and not done else None
+        return conversation_tools(self.registry.ids(), shape, done=done, files=files, likely=likely)
 
     def _log(self, kind: str, **data) -> None:
         if self.audit is not None:
@@ -147,7 +143,7 @@ class Conversation:
         `send` then returns [] as soon as it notices, and the turn leaves nothing behind."""
         if text.strip().lower() in RESTART_WORDS:
             return self.restart(on_event=on_event)
-        turn = _Turn(cancel or threading.Event(), on_event)
+        turn = _Turn(cancel or threading.Event(), on_event, text)
         with self._lock:
             self._settle()
             turn.start, turn.draft, turn.approval, turn.described = (len(self.messages), self.draft,
@@ -276,7 +272,7 @@ class Conversation:
             call_id = call.id or f"call_{len(self.messages)}_{n}"
             outcome, draft = self._one_call(call, n, turn), None
             if outcome.proposal is not None:
-                outcome, draft = self._draft(outcome, turn)
+                outcome, draft = self._draft(outcome, turn, reply.model)
             elif self._starts_another_workflow(outcome):
                 # the researcher is filling another workflow now: the old draft must not stay approvable
                 self.draft, self._approval = None, None
@@ -326,14 +322,14 @@ class Conversation:
                   result=outcome.result)
         return outcome
 
-    def _draft(self, outcome: Outcome, turn: _Turn) -> tuple[Outcome, Draft | None]:
+    def _draft(self, outcome: Outcome, turn: _Turn, model: str | None) -> tuple[Outcome, Draft | None]:
         p = outcome.proposal
         if turn.drafts >= limits.MAX_DRAFTS_PER_TURN:
             result = limits.drafts_exhausted(outcome.name)
             return Outcome(outcome.name, outcome.arguments, result, False,
                            f"{outcome.name}: {result['error']['message']}"), None
         try:
-            draft = write_draft(p, self.settings.registry_root)
+            draft = replace(write_draft(p, self.settings.registry_root), answered_by=model)
         except Exception as exc:  # disk full, read-only folder, a value YAML cannot hold: no draft, never a crash
             result = error_result("draft_not_written",
                                   f"the params pass the gate but the draft "
@@ -396,67 +392,3 @@ class Conversation:
         never what it is: the guided dialogue's masked prompt path."""
         self.set_sensitive(workflow, name, value)
         return self.send(MASKED_NOTE.format(param=name), on_event=on_event, cancel=cancel)
-
-    # ---- approving and running (UI only) ---------------------------------------------------------
-    def approve(self, approved_by: str) -> Approval:
-        """Mint the approval for the current draft. Called by the UI when the human approves, never by a model."""
-        if self.draft is None:
-            raise UserError("there is no draft to approve yet: the model must first validate a parameter set")
-        if not isinstance(approved_by, str) or not approved_by.strip():
-            raise UserError(f"approved_by must name the person approving (got {approved_by!r})")
-        approved_at = _utc_now()
-        self._log("approval", invocation_id=self.draft.invocation_id, approved_by=approved_by.strip(),
-                  approved_at=approved_at, draft=str(self.draft.config_path))
-        digest = self.audit.digest() if self.audit is not None else None
-        self._approval = Approval(invocation_id=self.draft.invocation_id, approved_by=approved_by.strip(),
-                                  approved_at=approved_at, token=secrets.token_hex(32), transcript_sha256=digest)
-        return self._approval
-
-    def execute(self, approval: Approval, options: runner.RunOptions | None = None,
-                on_progress: Callable[[dict], None] | None = None,
-                cancel: threading.Event | None = None) -> runner.RunOutcome:
-        """Run the current draft through the runner (which gates again). UserError on any approval mismatch.
-        Setting `cancel` stops the run (recorded `cancelled`), as the UI's cancel key does."""
-        if not isinstance(approval, Approval):
-            raise UserError("execute needs the Approval the panel mints when the researcher approves the draft")
-        draft, current = self.draft, self._approval
-        if draft is None:
-            raise UserError("there is no draft to run: the model must first validate a parameter set")
-        if approval.invocation_id != draft.invocation_id:
-            raise UserError(f"this approval is for invocation {approval.invocation_id[:12]}…, but the current draft "
-                            f"is {draft.invocation_id[:12]}… (a newer validation replaced it); approve the "
-                            "current draft")
-        if current is None or not secrets.compare_digest(approval.token.encode(), current.token.encode()) \
-                or (approval.approved_by, approval.approved_at) != (current.approved_by, current.approved_at):
-            raise UserError(f"the approval for draft {draft.invocation_id[:12]}… is not valid (not minted by this "
-                            "conversation, or already used); approve the draft in the panel again")
-        try:
-            on_disk = draft.config_path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"the draft {draft.config_path} cannot be read ({exc.strerror or exc}); "
-                            "ask the model to validate the params again")
-        if on_disk != draft.config_text:
-            raise UserError(f"the draft {draft.config_path} was changed after it was written; "
-                            "ask the model to validate the params again and approve the new draft")
-        invocation, error = read_run_config(draft.config_path)
-        if error is not None:
-            raise UserError(f"the draft {draft.config_path} cannot be read: {error.message}")
-        try:
-            origin = origin_fields(model=self.backend.model, proposed_by_backend=self.backend.name,
-                                   approved_by=approval.approved_by, approved_at=approval.approved_at,
-                                   conversation_id=self.conversation_id, answered_by=self.answered_by,
-                                   transcript_sha256=approval.transcript_sha256)
-        except OriginError as exc:
-            raise UserError(f"the run's origin cannot be recorded: {exc}")
-        options = options or runner.RunOptions()
-        extra = {"origin": origin}
-        if draft.fork is not None:
-            parent = self.settings.runs_dir / draft.fork.parent_run
-            options.forcerun, options.seed_from = list(draft.fork.changed_rules), parent
-            extra.update(parent_run=draft.fork.parent_run, parent_invocation_id=draft.fork.parent_invocation_id,
-                         fork_changes=draft.fork.changes)
-        self._approval = None  # one approval, one run
-        outcome = runner.execute(self.registry, self.settings, invocation, options, on_progress=on_progress,
-                                 extra_record=extra, cancel=cancel)
-        self._log("run", run_id=outcome.run_id, status=outcome.status, invocation_id=draft.invocation_id)
-        return outcome

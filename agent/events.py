@@ -26,6 +26,7 @@ class Draft:
     config_path: Path           # the file plain `snakemake --configfile` (or `snakegate run`) also accepts
     config_text: str
     fork: ForkOrigin | None = None  # a fork_run draft: its parent run, and the rules running it re-executes
+    answered_by: str | None = None  # the model name the server reported for the reply that proposed it
 
 
 @dataclass(frozen=True)

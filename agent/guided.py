@@ -31,10 +31,10 @@ from snakegate.agent.guided_parse import KEEP_DEFAULT, fork_command, keywords, u
 from snakegate.agent.guided_text import (
     APPROVE, GREETING, HELP, NO_DRAFT_TO_APPROVE, error_text, explain_text, fork_text, numbered_workflows, runs_text,
 )
+from snakegate.agent.prompt import CLEAR_RATIO
 from snakegate.agent.redact import MASKED_NOTE_RE
 
 LIST_LIMIT = 50    # search_workflows' own maximum: `list` shows every workflow of a normal registry
-CLEAR_RATIO = 2.0  # the best search score must be this many times the runner-up's to pick it without asking
 APPROVE_WORDS = {"approve", "approve it", "approved", "run it", "execute", "execute it", "run the draft"}
 
 

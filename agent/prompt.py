@@ -16,6 +16,7 @@ from snakegate.registry import Registry
 from snakegate.settings import Settings
 
 MAX_LISTED = 20  # a bigger registry is searched, not listed
+CLEAR_RATIO = 2.0  # the best search score must be this many times the runner-up's to count as the clear choice
 
 EXAMPLE = """Example (the file and values are made up; use the real ones):
 Researcher: summarise data/examples/my-table.csv and fill gaps with the mean
@@ -38,6 +39,15 @@ def ranked_ids(registry: Registry, request: str | None) -> list[str]:
         return ids
     hits = [wf.id for wf, _ in registry.search(request, MAX_LISTED)]
     return hits + [i for i in ids if i not in hits]
+
+
+def clear_choice(registry: Registry, request: str | None) -> str | None:
+    """The workflow the registry's search picks for `request` without doubt (its score at least CLEAR_RATIO
+    times the runner-up's), else None."""
+    hits = registry.search(request or "", 2) if request and request.strip() else []
+    if hits and hits[0][1] > 0 and (len(hits) == 1 or hits[0][1] >= CLEAR_RATIO * hits[1][1]):
+        return hits[0][0].id
+    return None
 
 
 def system_prompt(settings: Settings, registry: Registry | None = None, request: str | None = None) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 
+from snakegate.agent.action_base import RARE
 from snakegate.agent.actions import ACTIONS, Action
 from snakegate.agent.redact import PLACEHOLDER
 
@@ -28,16 +29,19 @@ def _clean(schema: dict) -> dict:
     return out
 
 
-def _without_rare(params: dict) -> dict:
-    """The arguments a step may carry: rarely needed optional ones (`x-rare`) are left out, so a small model
-    under a grammar cannot fill them with something invented; they keep their defaults."""
-    out = copy.deepcopy(params)
+def _for_step(schema: dict) -> dict:
+    """A tool's arguments as a constrained step may carry them: optional ones marked rare (`x-rare`) are left
+    out at any depth, so a small model under a grammar cannot fill them with something invented (they keep
+    their defaults), and a workflow field with a clear choice (`x-likely`) offers only that."""
+    out = copy.deepcopy(schema)
     props = out.get("properties") or {}
     for name in [n for n, p in props.items() if isinstance(p, dict) and p.get("x-rare")]:
         del props[name]
-    for p in props.values():
+    for name, p in list(props.items()):
         if isinstance(p, dict):
-            p.pop("x-rare", None)
+            if p.get("x-likely"):
+                p["enum"] = list(p.pop("x-likely"))
+            props[name] = _for_step(p) if p.get("properties") else p
     return out
 
 
@@ -71,22 +75,35 @@ def value_schema(prop: dict, files: list[str]) -> dict:
     return out
 
 
+def _open(value: dict) -> bool:
+    """A value a model writes freely (text, a list, an object) rather than picks (a choice, yes/no, a number)."""
+    types = value.get("type") if isinstance(value.get("type"), list) else [value.get("type")]
+    return "enum" not in value and any(t in ("string", "array", "object", None) for t in types)
+
+
 def params_schema(schema: dict, files: list[str]) -> dict:
     """The `params` argument of validate_params for one workflow: its parameter names (nothing else), each
-    value shaped by `value_schema`, its required ones required."""
+    value shaped by `value_schema`, its required ones required. Optional params a model would write freely
+    (column names, lists, objects) are marked rare: the step schema leaves them to their defaults, since a
+    small model fills them with invented values; native tool calls keep them."""
     props = schema.get("properties") or {}
-    return {"type": "object", "additionalProperties": False,
-            "properties": {name: value_schema(sub, files) for name, sub in props.items()},
-            "required": [n for n in schema.get("required") or [] if n in props]}
+    required = [n for n in schema.get("required") or [] if n in props]
+    shaped = {name: value_schema(sub, files) for name, sub in props.items()}
+    for name, value in shaped.items():
+        if name not in required and _open(value):
+            value.update(RARE)
+    return {"type": "object", "additionalProperties": False, "properties": shaped, "required": required}
 
 
 def conversation_tools(workflow_ids: list[str], described: tuple[str, dict] | None = None,
-                       done: set[str] = frozenset(), files: list[str] | None = None) -> list[dict]:
+                       done: set[str] = frozenset(), files: list[str] | None = None,
+                       likely: str | None = None) -> list[dict]:
     """`openai_tools()` narrowed to this conversation: workflow ids are an enum; once a workflow is described
     (`(id, params_schema(...))`), validate_params' params take its shape; workflows already described in
     this turn (`done`) cannot be described again; inspect_data's path is one of the data roots' `files` (or
     empty, to list them). Servers that constrain replies (and the step schema) then cannot produce an unknown
-    id, an invented parameter, a path outside the data roots or a repeated description."""
+    id, an invented parameter, a path outside the data roots or a repeated description. `likely` (the
+    registry search's clear choice for the request) is offered alone to a constrained step (`x-likely`)."""
     tools = []
     for action in ACTIONS.values():
         tool = tool_definition(action)
@@ -99,6 +116,8 @@ def conversation_tools(workflow_ids: list[str], described: tuple[str, dict] | No
                 if not ids:
                     break
                 props[field]["enum"] = ([""] if optional else []) + ids
+                if likely in ids and not optional:
+                    props[field]["x-likely"] = [likely]
         else:  # (no break: the action still has something to offer)
             if action.name == "inspect_data" and files and len(files) <= MAX_FILE_ENUM:
                 props["path"]["enum"] = [""] + list(files)
@@ -115,7 +134,7 @@ def step_schema(tools: list[dict]) -> dict:
     options = []
     for tool in tools:
         fn = tool["function"]
-        params = _without_rare(fn.get("parameters") or {"type": "object"})
+        params = _for_step(fn.get("parameters") or {"type": "object"})
         options.append({"type": "object", "additionalProperties": False, "required": ["action", "arguments"],
                         "properties": {"action": {"const": fn["name"]}, "arguments": params}})
     options.append({"type": "object", "additionalProperties": False, "required": ["say"],

@@ -50,18 +50,26 @@ def test_json_mode_reaches_a_draft_from_one_json_object_per_step(openai_server, 
     assert second["messages"][-1]["content"].startswith("Result of describe_workflow: {")
 
 
+def workflow_enum(body: dict) -> list[str]:
+    return option(schema_of(body), "describe_workflow")["properties"]["arguments"]["properties"]["workflow"]["enum"]
+
+
 def test_the_step_schema_allows_only_registry_ids_and_once_described_only_its_params(openai_server,
                                                                                     make_conversation):
-    server = openai_server([step(DESCRIBE), step(VALIDATE), step({"say": "Ready."})])
-    in_mode(make_conversation, server, "json").send("profile the penguins")
+    server = openai_server([step({"say": "What would you like to run?"}),
+                            step(DESCRIBE), step(VALIDATE), step({"say": "Ready."})])
+    convo = in_mode(make_conversation, server, "json")
+    convo.send("hello")
+    assert workflow_enum(server.requests[0]) == ["secret-note", "tabular-profile"]
+    convo.send("profile the penguins table")  # the registry's search has a clear choice: only it is offered
+    assert workflow_enum(server.requests[1]) == ["tabular-profile"]
     first = schema_of(server.requests[0])
-    assert option(first, "describe_workflow")["properties"]["arguments"]["properties"]["workflow"]["enum"] == \
-        ["secret-note", "tabular-profile"]
     assert {"say"} == set(next(o for o in first["oneOf"] if "say" in o["properties"])["properties"])
-    params = option(schema_of(server.requests[1]), "validate_params")["properties"]["arguments"]["properties"][
+    params = option(schema_of(server.requests[2]), "validate_params")["properties"]["arguments"]["properties"][
         "params"]
     assert params["additionalProperties"] is False and params["required"] == ["dataset_file"]
-    assert list(params["properties"]) == ["dataset_file", "missing_strategy", "drop_duplicates", "columns"]
+    # `columns` (an optional list a small model would invent) is left to its default in a constrained step
+    assert list(params["properties"]) == ["dataset_file", "missing_strategy", "drop_duplicates"]
     assert params["properties"]["missing_strategy"] == {"type": "string", "enum": ["remove", "fill_mean", "fill_median"]}
     assert PENGUINS in params["properties"]["dataset_file"]["enum"]  # a file inside the data roots, nothing else
 
