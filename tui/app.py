@@ -148,16 +148,23 @@ class ChatApp(TurnsMixin, RunsMixin, App[None]):
     # ---- quitting -----------------------------------------------------------------------------------------
 
     async def action_quit(self) -> None:
-        # A model turn runs in a daemon thread: it never holds the exit back.
+        # Model turns and runs are followed from daemon threads: nothing holds the exit back.
         if not self.running:
             self.exit()
             return
         if not self.quit_armed:
             self.quit_armed = True
-            self.notify("A run is in progress. Press ctrl+q again to quit; snakegate then waits for the run to "
-                        "finish and be recorded before it returns to the shell.", severity="warning", timeout=8)
+            self.notify("A run is going. It goes on after you quit and records itself (snakegate runs lists it). "
+                        "Press ctrl+q again to quit, or ctrl+c to cancel the run.", severity="warning", timeout=8)
             return
-        # The run's thread goes on reading Snakemake: Python waits for it before the process ends, and the
-        # runner then finishes run.json and the provenance record as usual. Say so once the screen is back.
-        self.exit(message=Text(f"snakegate chat: a run is still going; waiting for Snakemake to finish and "
-                               f"record it under {self.settings.runs_dir}"))
+        run = self._running_run_id() or "latest"
+        self.exit(message=Text(f"snakegate chat: run {run} goes on in the background and records itself; "
+                               f"`snakegate show-run {run}` follows it"))
+
+    def _running_run_id(self) -> str | None:
+        """The run this conversation started that is still going (its folder names it once Snakemake starts)."""
+        from snakegate.provenance import runstore
+
+        mine = [r for r in runstore.list_runs(self.settings.runs_dir) if r.get("status") == "running"
+                and (r.get("origin") or {}).get("conversation_id") == self.conversation.conversation_id]
+        return max(mine, key=lambda r: str(r.get("started") or ""))["run_id"] if mine else None

@@ -5,9 +5,10 @@
 panel. One approval runs one draft once: after its run the draft is marked
 used, and running it again needs a confirmation that says it is a repeat.
 ctrl+r with nothing approvable says why on the panel. The run itself goes
-through `Conversation.execute` (and so the runner and the gate) in a worker
+through `Conversation.execute` (and so the runner and the gate) in a daemon
 thread that only posts messages; ctrl+c during a run asks the runner to
-cancel it, which records it `cancelled`.
+cancel it, which records it `cancelled`. Snakemake runs detached and records
+the run itself, so quitting the chat leaves a run going.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from textual import work
 from textual.widgets import Button
 
 from snakegate.tui import present, present_runs
+from snakegate.tui.background import in_thread
 from snakegate.tui.messages import RunFinished, RunProgressed, RunRefused
 
 
@@ -129,9 +131,10 @@ class RunsMixin:
 
     # ---- running ------------------------------------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="run")
-    def _execute_run(self, approval, cancel: threading.Event) -> None:
-        # A thread worker, not a daemon thread: quitting during a run waits for the runner to record it.
+    @work(exclusive=True, group="run")
+    async def _execute_run(self, approval, cancel: threading.Event) -> None:
+        # In a daemon thread: Snakemake runs detached and records the run itself, so quitting the chat
+        # never waits for it (the run goes on; `snakegate runs` shows it).
         from snakegate.errors import UserError
         from snakegate.runner import GateRejected
         from snakegate.tui import runinfo
@@ -139,15 +142,19 @@ class RunsMixin:
         def on_progress(p: dict) -> None:
             self.post_message(RunProgressed(p["done"], p["total"], p["rule"]))
 
-        try:
+        def run():
             outcome = self.conversation.execute(approval, on_progress=on_progress, cancel=cancel)
+            return outcome, runinfo.explain(self.registry, self.settings, outcome.run_dir)
+
+        try:
+            outcome, explained = await in_thread(run, name="snakegate-run")
         except GateRejected as rejected:
             problems = [f"{e.path} [{e.code}]: {e.message}" for e in rejected.result.errors]
             self.post_message(RunRefused(rejected.message, problems))
         except UserError as exc:
             self.post_message(RunRefused(exc.message))
         else:
-            self.post_message(RunFinished(outcome, runinfo.explain(self.registry, self.settings, outcome.run_dir)))
+            self.post_message(RunFinished(outcome, explained))
 
     def on_run_progressed(self, message: RunProgressed) -> None:
         if not self.cancel_requested:

@@ -37,7 +37,7 @@ API_NOTE = note_workflow("api-note", "API note",
                          {"token": TOKEN_PARAM, "label": LABEL_PARAM})
 
 
-def _one_rule(wf_id: str, title: str, description: str, shell: str) -> dict:
+def one_rule_workflow(wf_id: str, title: str, description: str, shell: str) -> dict:
     """A one-rule workflow with one optional `label` param whose job runs `shell` (for runs that are slow
     or fail on purpose)."""
     files = note_workflow(wf_id, title, description, {"label": LABEL_PARAM})
@@ -60,10 +60,10 @@ def _one_rule(wf_id: str, title: str, description: str, shell: str) -> dict:
 
 
 # Runs for a minute unless cancelled.
-SLOW_NOTE = _one_rule("slow-note", "Slow note", "Waits a minute, then writes a note.",
+SLOW_NOTE = one_rule_workflow("slow-note", "Slow note", "Waits a minute, then writes a note.",
                       "sleep 60 && echo {params.label} > {output.note}")
 # Fails with a message of its own on stderr, as a real script would.
-BROKEN_NOTE = _one_rule("broken-note", "Broken note", "Always fails, saying why.",
+BROKEN_NOTE = one_rule_workflow("broken-note", "Broken note", "Always fails, saying why.",
                         # the message is put together at run time: it appears nowhere in the Snakefile
                         "python3 -c 'import sys; sys.exit(chr(86) + \\\"alueError: column weight is missing\\\")'")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import select
@@ -9,9 +10,15 @@ import subprocess
 import sys
 import time
 
+from chat_pilot import one_rule_workflow
 from openai_server import DEFAULT_MODEL, ScriptedOpenAI
 from registry_copies import clean_env, make_registry
 from snakegate.commands.chat_cmds import default_approver
+
+
+# A run that takes a few seconds: long enough to quit during it, short enough to wait for its record.
+NAP_NOTE = one_rule_workflow("nap-note", "Nap note", "Waits 8 seconds, then writes a note.",
+                             "sleep 8 && echo {params.label} > {output.note}")
 
 
 def test_chat_without_a_terminal_exits_2_and_points_to_validate_and_run(cli, tmp_path):
@@ -97,6 +104,46 @@ def test_a_model_without_a_server_url_ends_the_chat_with_exit_2_naming_the_fix(t
     text = b" ".join(seen.split()).decode(errors="replace")
     assert "no server URL" in text and "--guided" in text
     assert "Traceback" not in text
+
+
+def test_quitting_during_a_run_ends_the_chat_at_once_and_the_run_records_itself(tmp_path):
+    """ctrl+q twice while a run goes: the command ends within seconds, naming the run, and the run (detached
+    Snakemake) finishes and records itself without the chat."""
+    root = make_registry(tmp_path / "registry", {"nap-note": NAP_NOTE})
+    main, child = pty.openpty()
+    env = clean_env(TERM="xterm-256color", COLUMNS="80", LINES="24")
+    proc = subprocess.Popen([sys.executable, "-m", "snakegate.cli", "chat", "--guided", "--user", "Ada"], cwd=root,
+                            env=env, stdin=child, stdout=child, stderr=child, close_fds=True)
+    os.close(child)
+    seen = b""
+    try:
+        seen = _read_until(main, b"guided", timeout=60)
+        for text, answer in ((b"nap-note\r", b"label"), (b"done\r", b"Ready")):
+            os.write(main, text)
+            seen += _read_until(main, answer, timeout=60)
+        os.write(main, b"\x12")  # ctrl+r
+        seen += _read_until(main, b"step", timeout=60)
+        os.write(main, b"\x11")  # ctrl+q: warns that the run goes on
+        seen += _read_until(main, b"goes on", timeout=10)
+        quit_at = time.monotonic()
+        os.write(main, b"\x11")
+        seen += _read_until(main, None, timeout=20, proc=proc)
+        assert proc.wait(timeout=5) == 0
+        assert time.monotonic() - quit_at < 10  # not the 8 s nap, nor the run's recording
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        os.close(main)
+    (run_dir,) = (root / "runs").iterdir()
+    text = b" ".join(seen.split()).decode(errors="replace")
+    assert f"run {run_dir.name} goes on in the background" in text
+    deadline = time.monotonic() + 120
+    while json.loads((run_dir / "run.json").read_text()).get("status") == "running" and time.monotonic() < deadline:
+        time.sleep(0.5)
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["status"] == "succeeded" and (run_dir / "results" / "note.txt").is_file()
+    assert record["origin"]["approved_by"] == "Ada"
 
 
 def test_ctrl_q_during_a_model_request_ends_the_process_at_once(tmp_path):

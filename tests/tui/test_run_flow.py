@@ -8,8 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 
-import pytest
-
 from chat_pilot import (SIZE, approve_and_wait, connected, draft_penguins, history_rows, open_history, say,
                         screen_lines, text_of, wait_until)
 from chat_pilot import chat_registry, make_app  # noqa: F401  (fixtures)
@@ -123,8 +121,6 @@ def test_ctrl_c_during_a_run_cancels_it_and_it_is_recorded_cancelled(make_app, c
     assert not (run_dir / "results" / "note.txt").exists()
 
 
-@pytest.mark.xfail(reason="the job's own error reaches run.json with the run-record stream's work (issue 12.4); "
-                          "until then the run records only Snakemake's CalledProcessError", strict=False)
 def test_a_failed_run_shows_its_real_error_in_the_panel_and_the_history(make_app, chat_registry):
     app = make_app()
 
