@@ -60,84 +60,82 @@ def test_approver_falls_back_to_the_login_name_outside_git(tmp_path, monkeypatch
     assert default_approver(folder) == "grace"
 
 
+class Terminal:
+    """`snakegate chat ARGS` in a pseudo-terminal of its own (80x24 unless told), read as bytes."""
+
+    def __init__(self, root, *args: str, size=(80, 24)):
+        self.main, child = pty.openpty()
+        env = clean_env(TERM="xterm-256color", COLUMNS=str(size[0]), LINES=str(size[1]))
+        self.proc = subprocess.Popen([sys.executable, "-m", "snakegate.cli", "chat", *args], cwd=root, env=env,
+                                     stdin=child, stdout=child, stderr=child, close_fds=True)
+        os.close(child)
+        self.seen = b""
+
+    def read_until(self, needle: bytes | None, timeout: float) -> bytes:
+        """Read until `needle` shows up, or (None) until the command exits; returns what came."""
+        out = _read_until(self.main, needle, timeout, proc=self.proc if needle is None else None)
+        self.seen += out
+        return out
+
+    def write(self, data: bytes) -> None:
+        os.write(self.main, data)
+
+    def text(self) -> str:
+        return b" ".join(self.seen.split()).decode(errors="replace")
+
+    def __enter__(self) -> "Terminal":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self.main)
+
+
 def test_chat_starts_in_a_terminal_and_quits_with_ctrl_q(tmp_path):
     """The real console command in a pseudo-terminal: it paints the greeting, and ctrl+q ends it with exit 0."""
     root = make_registry(tmp_path / "registry")
-    main, child = pty.openpty()
-    env = clean_env(TERM="xterm-256color", COLUMNS="120", LINES="40")
-    proc = subprocess.Popen([sys.executable, "-m", "snakegate.cli", "chat", "--guided", "--user", "Ada"], cwd=root,
-                            env=env, stdin=child, stdout=child, stderr=child, close_fds=True)
-    os.close(child)
-    seen = b""
-    try:
-        seen = _read_until(main, b"guided", timeout=60)
-        assert b"guided" in seen, seen[-2000:]
-        os.write(main, b"\x11")  # ctrl+q
+    with Terminal(root, "--guided", "--user", "Ada", size=(120, 40)) as term:
+        assert b"guided" in term.read_until(b"guided", timeout=60), term.seen[-2000:]
+        term.write(b"\x11")  # ctrl+q
         # keep reading: a terminal nobody reads fills up, and the app would block writing its last frame
-        seen += _read_until(main, None, timeout=30, proc=proc)
-        assert proc.wait(timeout=5) == 0
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(main)
-    assert b"Traceback" not in seen
+        term.read_until(None, timeout=30)
+        assert term.proc.wait(timeout=5) == 0
+    assert b"Traceback" not in term.seen
 
 
 def test_a_model_without_a_server_url_ends_the_chat_with_exit_2_naming_the_fix(tmp_path):
     """The registry and the backend are set up after the first paint; a setting that cannot work still ends
     the command with a sentence and exit 2, as every other usage mistake does."""
     root = make_registry(tmp_path / "registry")
-    main, child = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "snakegate.cli", "chat", "--model", "qwen2.5:7b", "--user", "Ada"],
-                            cwd=root, env=clean_env(TERM="xterm-256color", COLUMNS="80", LINES="24"), stdin=child,
-                            stdout=child, stderr=child, close_fds=True)
-    os.close(child)
-    try:
-        seen = _read_until(main, None, timeout=60, proc=proc)
-        assert proc.wait(timeout=10) == 2
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(main)
-    text = b" ".join(seen.split()).decode(errors="replace")
-    assert "no server URL" in text and "--guided" in text
-    assert "Traceback" not in text
+    with Terminal(root, "--model", "qwen2.5:7b", "--user", "Ada") as term:
+        term.read_until(None, timeout=60)
+        assert term.proc.wait(timeout=10) == 2
+    assert "no server URL" in term.text() and "--guided" in term.text()
+    assert "Traceback" not in term.text()
 
 
 def test_quitting_during_a_run_ends_the_chat_at_once_and_the_run_records_itself(tmp_path):
     """ctrl+q twice while a run goes: the command ends within seconds, naming the run, and the run (detached
     Snakemake) finishes and records itself without the chat."""
     root = make_registry(tmp_path / "registry", {"nap-note": NAP_NOTE})
-    main, child = pty.openpty()
-    env = clean_env(TERM="xterm-256color", COLUMNS="80", LINES="24")
-    proc = subprocess.Popen([sys.executable, "-m", "snakegate.cli", "chat", "--guided", "--user", "Ada"], cwd=root,
-                            env=env, stdin=child, stdout=child, stderr=child, close_fds=True)
-    os.close(child)
-    seen = b""
-    try:
-        seen = _read_until(main, b"guided", timeout=60)
+    with Terminal(root, "--guided", "--user", "Ada") as term:
+        term.read_until(b"guided", timeout=60)
         for text, answer in ((b"nap-note\r", b"label"), (b"done\r", b"Ready")):
-            os.write(main, text)
-            seen += _read_until(main, answer, timeout=60)
-        os.write(main, b"\x12")  # ctrl+r
-        seen += _read_until(main, b"step", timeout=60)
-        os.write(main, b"\x11")  # ctrl+q: warns that the run goes on
-        seen += _read_until(main, b"goes on", timeout=10)
+            term.write(text)
+            term.read_until(answer, timeout=60)
+        term.write(b"\x12")  # ctrl+r
+        term.read_until(b"step", timeout=60)
+        term.write(b"\x11")  # ctrl+q: warns that the run goes on
+        term.read_until(b"goes on", timeout=10)
         quit_at = time.monotonic()
-        os.write(main, b"\x11")
-        seen += _read_until(main, None, timeout=20, proc=proc)
-        assert proc.wait(timeout=5) == 0
+        term.write(b"\x11")
+        term.read_until(None, timeout=20)
+        assert term.proc.wait(timeout=5) == 0
         assert time.monotonic() - quit_at < 10  # not the 8 s nap, nor the run's recording
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(main)
     (run_dir,) = (root / "runs").iterdir()
-    text = b" ".join(seen.split()).decode(errors="replace")
-    assert f"run {run_dir.name} goes on in the background" in text
+    assert f"run {run_dir.name} goes on in the background" in term.text()
     deadline = time.monotonic() + 120
     while json.loads((run_dir / "run.json").read_text()).get("status") == "running" and time.monotonic() < deadline:
         time.sleep(0.5)
@@ -152,32 +150,22 @@ def test_ctrl_q_during_a_model_request_ends_the_process_at_once(tmp_path):
     root = make_registry(tmp_path / "registry")
     server = ScriptedOpenAI(["too late"], delay=30)
     base_url = server.start()
-    main, child = pty.openpty()
-    env = clean_env(TERM="xterm-256color", COLUMNS="80", LINES="24")
-    proc = subprocess.Popen([sys.executable, "-m", "snakegate.cli", "chat", "--model", DEFAULT_MODEL, "--base-url",
-                             base_url, "--user", "Ada"], cwd=root, env=env, stdin=child, stdout=child, stderr=child,
-                            close_fds=True)
-    os.close(child)
-    seen = b""
     try:
-        seen = _read_until(main, b"Hello", timeout=60)  # the greeting
-        os.write(main, b"hello\r")
-        deadline = time.monotonic() + 30
-        while not server.requests and time.monotonic() < deadline:
-            seen += _read_until(main, None, timeout=0.2)
-        assert server.requests, "the message never reached the model server"
-        quit_at = time.monotonic()
-        os.write(main, b"\x11")  # ctrl+q
-        seen += _read_until(main, None, timeout=20, proc=proc)
-        assert proc.wait(timeout=5) == 0
-        assert time.monotonic() - quit_at < 10
+        with Terminal(root, "--model", DEFAULT_MODEL, "--base-url", base_url, "--user", "Ada") as term:
+            term.read_until(b"Hello", timeout=60)  # the greeting
+            term.write(b"hello\r")
+            deadline = time.monotonic() + 30
+            while not server.requests and time.monotonic() < deadline:
+                term.read_until(b"\0never", timeout=0.2)
+            assert server.requests, "the message never reached the model server"
+            quit_at = time.monotonic()
+            term.write(b"\x11")  # ctrl+q
+            term.read_until(None, timeout=20)
+            assert term.proc.wait(timeout=5) == 0
+            assert time.monotonic() - quit_at < 10
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        os.close(main)
         server.stop()
-    assert b"Traceback" not in seen
+    assert b"Traceback" not in term.seen
 
 
 def _read_until(fd: int, needle: bytes | None, timeout: float, proc=None) -> bytes:
