@@ -156,7 +156,7 @@ def test_ctrl_q_during_a_model_request_ends_the_process_at_once(tmp_path):
             term.write(b"hello\r")
             deadline = time.monotonic() + 30
             while not server.requests and time.monotonic() < deadline:
-                term.read_until(b"\0never", timeout=0.2)
+                term.read_until(None, timeout=0.2)  # keep reading the terminal while waiting
             assert server.requests, "the message never reached the model server"
             quit_at = time.monotonic()
             term.write(b"\x11")  # ctrl+q
