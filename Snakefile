@@ -8,9 +8,17 @@
 # immutable copy runs/<run_id>/workflow/, with its outputs under runs/<run_id>/,
 # and the handlers keep run.json and the PROV record current.
 # Each job's stderr goes to runs/<run_id>/stderr/; SIGTERM/SIGINT are a recorded cancel.
+# Inside each job Snakemake reads this file again: there snakegate/jobgate.py checks the job
+# against its run's record instead of gating it in full.
 
-from snakegate.entry import GateRefused
-from snakegate.prepare import prepare
+import time
+
+snakegate_parse_started = (time.perf_counter(), time.process_time())
+if workflow.is_main_process:
+    from snakegate.entry import GateRefused
+    from snakegate.prepare import prepare
+else:  # Snakemake re-reading this file inside a job: the light gate, no DAG, no input hashes
+    from snakegate.jobgate import Refused as GateRefused, prepare
 
 try:
     snakegate_run = prepare(config, workflow.basedir, workflow.overwrite_configfiles, workflow.exec_mode)
@@ -42,6 +50,9 @@ try:
     snakegate_run.apply_resources(workflow)
 except GateRefused as refusal:
     raise WorkflowError(str(refusal)) from None
+if not workflow.is_main_process:
+    # the job's own record: scheduler job id, node, its start and end, snakegate's time in it
+    snakegate_run.record_job(workflow, snakegate_parse_started)
 
 
 onstart:

@@ -42,7 +42,7 @@ import gc
 import os
 from pathlib import Path
 
-from snakegate.provenance import environment, gitinfo, runstore, secrets, vocab
+from snakegate.provenance import environment, gitinfo, jobfacts, runstore, secrets, vocab
 from snakegate.provenance import jobs as jobrecords
 from snakegate.provenance import origin as originrec
 from snakegate.provenance.capture_jobs import JobRecorder
@@ -359,6 +359,7 @@ class _Builder:
             "sg:rerunOf": Q(f"run:{local(rec['rerun_of'])}") if rec.get("rerun_of") else None,
             "sg:forkOf": Q(f"run:{local(parent)}") if parent else None,
             "sg:forkChanges": canonical_json(rec["fork_changes"]) if rec.get("fork_changes") else None,
+            **jobfacts.run_attributes(rec),
         }
         log = failure.get("log")
         if isinstance(log, str) and log:
@@ -376,6 +377,8 @@ class _Builder:
         jobs, summary = jobrecords.read_jobs(self.files.workdir, candidates, log_text, self.rule_prefix,
                                              TARGET_RULES)
         self.job_stderr_and_failure(jobs)
+        # executor, scheduler job id, node, and each job's own start and end (provenance/jobfacts.py)
+        jobfacts.attach(jobs, self.run_dir, self.record, self.rule_prefix, self.record_hostname)
         planned = sum(n for rule, n in summary.planned.items() if rule not in TARGET_RULES) if summary.planned else None
         doc = self.doc
         self.agents()

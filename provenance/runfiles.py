@@ -30,7 +30,7 @@ BOOKKEEPING = frozenset({runstore.RUN_JSON, runstore.CONFIG_YAML, runstore.INVOC
                          runstore.ORIGIN_JSON, runstore.LOCK_FILE, runstore.CONSOLE_LOG, "prov.json", "prov.provn",
                          "prov.ttl"})
 # Folders of the run folder that are not the workflow's outputs (the executed copy of the workflow).
-BOOKKEEPING_DIRS = frozenset({"workflow"})
+BOOKKEEPING_DIRS = frozenset({"workflow", "jobs"})  # jobs/: what each job recorded of itself (jobfacts.py)
 ARTIFACT = Q("wfprov:Artifact")
 _UNNORMAL = ("/./", "/../", "//")
 

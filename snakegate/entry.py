@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from snakegate import pinning
+from snakegate.jobgate import Refused
 from snakegate.models import GateError, GateResult
 from snakegate.provenance import runstore
 from snakegate.registry import Workflow
@@ -26,7 +27,7 @@ FOLDER_LOST = ("the run folder was deleted or emptied while the run was going: i
                "the end from the gated invocation; files made before that are gone")
 
 
-class GateRefused(Exception):
+class GateRefused(Refused):
     """Raised at Snakefile parse time; Snakemake prints it and exits non-zero before any job."""
 
     def __init__(self, text: str, errors: list[GateError] | None = None):
@@ -143,7 +144,7 @@ class RunContext:
             invocation_id=self.result.invocation_id, status="running", stage="jobs-running",
             started=record.get("started") or runstore.utc_now(), source=record.get("source", self.source),
             outputs=self.declared_outputs(), snakemake_pid=os.getpid(), snakemake_log=_first(log),
-            workdir=os.getcwd(),
+            workdir=os.getcwd(), execution=_execution(workflow, self.settings.registry_root),
         )
         # from here on SIGTERM/SIGINT stop the jobs and are recorded as a cancel (runsignals.py)
         self._watch = CancelWatch(workflow, MODULE_PREFIX).install()
@@ -279,6 +280,15 @@ def _say_failure(run_id: str, run_dir: Path, failure: dict) -> None:
     if failure.get("log"):
         lines.append(f"  full log: {run_dir / failure['log'] if not Path(failure['log']).is_absolute() else failure['log']}")
     print("\n".join(lines), file=sys.stderr, flush=True)
+
+
+def _execution(workflow, root: Path) -> dict | None:
+    """run.json `execution`: the executor and the profile this Snakemake runs the jobs with (snakegate.cluster)."""
+    if workflow is None:
+        return None
+    from snakegate import cluster
+
+    return cluster.execution_facts(workflow, root)
 
 
 def _first(log):

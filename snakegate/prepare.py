@@ -6,8 +6,10 @@ This is what makes plain `snakemake --configfile run.yaml` as strict as `snakega
 
 - `snakegate run`'s Snakemake child: the run folder and its workflow copy exist; the config must
   gate, against the copy, to exactly the invocation id the parent passed in EXPECTED_ENV.
-- a cluster (or subprocess) job re-reading the Snakefile: the same against the id in the run
-  folder's invocation.json, written by the head; nothing is created.
+- a cluster (or subprocess) job re-reading the Snakefile: the Snakefile calls snakegate.jobgate's light
+  gate instead (no DAG, no input hashes, no schema defaults); only when a job cannot tell its run
+  otherwise does it come here, to gate against the id in the run folder's invocation.json, written by
+  the head. Nothing is created.
 - plain `snakemake` on a login node or laptop: gate against the registry, take a run folder that
   has never held a run (a finished run is never overwritten), lock it and make the copy.
 
@@ -24,6 +26,7 @@ from snakegate import pinning
 from snakegate.entry import GateRefused, RunContext, output_prefix, refusal_text
 from snakegate.errors import UserError
 from snakegate.gate import gate
+from snakegate.jobgate import JOB_RUN_ENV
 from snakegate.models import GateError, GateResult
 from snakegate.provenance import runstore
 from snakegate.registry import Registry, Workflow
@@ -67,8 +70,13 @@ def prepare(config: dict, registry_root: str | os.PathLike, configfiles=(), exec
         if in_job:
             return _prepare_job(dict(config), settings, registry)
         if expected:
-            return _prepare_under_runner(dict(config), settings, registry, expected)
-        return _prepare_plain(dict(config), settings, registry)
+            ctx = _prepare_under_runner(dict(config), settings, registry, expected)
+        else:
+            ctx = _prepare_plain(dict(config), settings, registry)
+        # the jobs (cluster jobs and spawned ones inherit this process's environment) find their run by
+        # it, even when the config has no run_id (snakegate.jobgate)
+        os.environ[JOB_RUN_ENV] = ctx.run_id
+        return ctx
     except GateRefused as refusal:
         if expected:
             _record_refusal(root, refusal)

@@ -30,7 +30,6 @@ registry. Relative paths resolve against the registry root.
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -94,6 +93,8 @@ def load_settings(registry_root: Path) -> Settings:
     data = {}
     settings_path = registry_root / SETTINGS_FILE
     if settings_path.is_file():
+        import tomllib  # here, not at the top: a cluster job loads settings without a snakegate.toml to read
+
         try:
             data = tomllib.loads(settings_path.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

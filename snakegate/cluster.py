@@ -1,0 +1,72 @@
+"""Where a run executes: the head's executor and profile (run.json `execution`), and each job's own record.
+
+- `execution_facts(workflow)`: on the head, when the first job is about to start
+  (onstart): the executor plugin Snakemake runs the jobs with, and the profile it
+  was started with (`--profile`, or $SNAKEMAKE_PROFILE, found as Snakemake finds
+  it) with the sha256 of its config file. The run's PROV activity carries them
+  (provenance/jobfacts.py).
+- `job_started(...)`: in a job, at parse time: the job's record of itself
+  (scheduler job id, node, start, and its end at exit; provenance/jobfacts.py).
+
+Reads the process's arguments and environment; writes only the job's record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+from pathlib import Path
+
+PROFILE_ENV = "SNAKEMAKE_PROFILE"
+
+
+def _profile_arg(argv: list[str]) -> str | None:
+    for i, arg in enumerate(argv):
+        if arg == "--profile" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--profile="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def profile_file(argv: list[str] | None = None, environ=None) -> Path | None:
+    """The profile config file Snakemake read (by its own lookup), or None without a profile."""
+    environ = os.environ if environ is None else environ
+    name = _profile_arg(list(sys.argv if argv is None else argv)) or environ.get(PROFILE_ENV)
+    if not name or name == "none":
+        return None
+    try:
+        from snakemake.cli import get_profile_dir
+
+        found = get_profile_dir(name)
+    except Exception:  # noqa: BLE001 - a record of the profile must never stop a run
+        found = None
+    return Path(found[1]).resolve() if found else None
+
+
+def execution_facts(workflow, root: Path) -> dict:
+    """{executor, profile, profile_sha256} for run.json `execution` (the profile registry-relative when inside)."""
+    plugin = getattr(workflow, "executor_plugin", None)
+    executor = getattr(plugin, "name", None) or "local"
+    facts: dict = {"executor": executor, "profile": None, "profile_sha256": None}
+    path = profile_file()
+    if path is not None:
+        try:
+            facts["profile_sha256"] = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            pass
+        try:
+            facts["profile"] = path.relative_to(Path(root).resolve()).as_posix()
+        except ValueError:
+            facts["profile"] = str(path)
+    return facts
+
+
+def job_started(run_dir: Path, workflow, gate_seconds: tuple[float, float] | None, record_hostname: bool = True):
+    """Write this job's record of itself (provenance/jobfacts.py); its end is written at exit.
+    `gate_seconds`: snakegate's own (wall, CPU) seconds in this job so far."""
+    from snakegate.provenance.jobfacts import JobRecord
+
+    mode = getattr(getattr(workflow, "exec_mode", None), "name", "REMOTE").lower()
+    return JobRecord(run_dir, sys.argv, mode, record_hostname=record_hostname, gate_seconds=gate_seconds).start()
