@@ -11,7 +11,7 @@ dialogue (no model server is involved; the greeting needs no model call):
   registry and the conversation in the background; `greeting` is the time until that is done and the
   greeting is on screen (reported, no target).
 - cold_terminal: the console command itself, `snakegate chat --guided`, in a pseudo-terminal: from the
-  spawn to the first bytes of the header's "guided dialogue" text on the terminal (a real driver, real
+  spawn to the first bytes of the header's "snakegate chat" title on the terminal (a real driver, real
   escape codes), then ctrl+q. A cross-check of `cold`, not a target.
 - warm: in this process, modules imported and the registry loaded: build_app() + run_test() until Ready.
 
@@ -106,7 +106,7 @@ def _terminal_once(registry: str, timeout: float) -> float:
         while painted is None and time.monotonic() - start < timeout and proc.poll() is None:
             if select.select([main], [], [], 0.01)[0]:
                 seen += os.read(main, 65536)
-                if b"guided dialogue" in seen:
+                if b"snakegate chat" in seen:  # the first frame's header (the greeting follows the registry)
                     painted = time.monotonic() - start
         os.write(main, b"\x11")  # ctrl+q; keep reading so the app can write its last frame and exit
         deadline = time.monotonic() + 30
