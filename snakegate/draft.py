@@ -160,6 +160,8 @@ def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str]) ->
         if not literal:
             continue
         out_name = name if not name.startswith("_") else slug(Path(literal).name.split(".")[0]).replace("-", "_")
+        if out_name in outputs:  # results/summary.csv and results/summary.png: keep both, named apart
+            out_name = slug(Path(literal).name).replace("-", "_")
         outputs[out_name] = {"path": literal, "type": type_of_path(literal) or UNKNOWN,
                              "description": f"{TODO} what {Path(literal).name} holds"}
         if "{" in literal:

@@ -157,6 +157,26 @@ def test_a_path_built_with_plus_is_a_lint_warning_that_says_what_to_write_not_a_
     assert "write the path as one string" in plus["hint"] and "not JSON serializable" not in str(findings)
 
 
+def test_random_numbers_drawn_without_a_seed_are_named_and_a_seeded_generator_is_not(planted):
+    text = SNAKEFILE.replace('''    shell:
+        "head -n {params.rows} {input.table} > {output.head}"''', '''    script:
+        "scripts/head.py"''')
+    script = '''import numpy as np
+import pandas as pd
+
+table = pd.read_csv(snakemake.input.table)
+keep = np.random.permutation(len(table))[: snakemake.params.rows]
+table.iloc[sorted(keep)].to_csv(snakemake.output.head, index=False)
+'''
+    code, findings = planted(trust="curated", **{"Snakefile": text, "scripts/head.py": script})
+    (found,) = errors(findings, "unseeded_random")
+    assert "draws random numbers (np.random.permutation) but seeds no generator" in found["message"]
+    assert found["file"] == "workflows/clean/scripts/head.py" and found["line"] == 5 and found["rule"] == "head"
+    seeded = script.replace("keep = np.random.permutation", "rng = np.random.default_rng(7)\nkeep = rng.permutation")
+    code, findings = planted(trust="curated", **{"scripts/head.py": seeded})
+    assert not [f for f in findings if f["code"] == "unseeded_random"]
+
+
 def test_a_param_no_longer_read_is_caught(planted):
     text = SNAKEFILE.replace('        rows=config["rows"],\n', '').replace("head -n {params.rows}", "head -n 2")
     code, findings = planted(Snakefile=text)

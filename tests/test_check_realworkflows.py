@@ -3,9 +3,10 @@
 tests/realworkflows/<name>/upstream holds each workflow as fetched (LICENSE and ORIGIN beside it);
 tests/realworkflows/registry holds the contributions. Proven here, with the real Snakemake and real tools:
 draft reproduces each contribution's copied code from upstream, deterministically; the contribution changes
-at most five lines of the workflow's own code; every contribution passes `snakegate check`; the tutorial
-passes `snakegate test` (bwa, samtools, bcftools), and the .fai bcftools writes beside the genome is
-reported and never changes the workflow's content hash.
+at most five lines of the workflow's own code, each one a defect the check named; every contribution passes
+`snakegate check`; the tutorial (bwa, samtools, bcftools) and ETH NEXUS's basic workflow (numpy, pandas,
+matplotlib) pass `snakegate test`, and the .fai bcftools writes beside the genome is reported and never
+changes the workflow's content hash.
 """
 import difflib
 import json
@@ -18,7 +19,7 @@ from snakegate.registry import Registry
 
 HERE = Path(__file__).resolve().parent / "realworkflows"
 REGISTRY = HERE / "registry"
-NAMES = ["snakemake-tutorial", "workflow-template"]
+NAMES = ["basic-snakemake-workflow", "snakemake-tutorial", "workflow-template"]
 CODE_SUFFIXES = ("Snakefile", ".smk", ".py", ".R", ".r")
 # What a contributor may edit freely after drafting; everything else is the workflow's own, copied unchanged.
 CONTRACT_FILES = ("workflow.yaml", "schema.json", "SKILL.md", "examples/", "test/")
@@ -82,19 +83,55 @@ def test_the_contribution_is_the_draft_plus_contract_edits_and_at_most_five_code
     assert total <= 5, f"{name}: {total} changed lines in the workflow's code"
 
 
+def _drafted_with_contract_edits(drafted, name: str, cli) -> list[dict]:
+    """The draft with the contribution's contract edits and none of its code edits, checked: its findings."""
+    root = drafted[name].folder.parents[1]
+    shutil.copytree(REGISTRY / "data", root / "data", dirs_exist_ok=True)
+    for part in ("examples", "schema.json", "workflow.yaml"):
+        src, dest = REGISTRY / "workflows" / name / part, drafted[name].folder / part
+        shutil.copytree(src, dest, dirs_exist_ok=True) if src.is_dir() else shutil.copy(src, dest)
+    code, out, err = cli("--registry", root, "check", name, "--json", "--no-hygiene")
+    return json.loads(out)["findings"]
+
+
 def test_the_tutorials_four_code_changes_are_the_defects_check_named(drafted, cli):
     """Drafted as is, the tutorial fails check with exactly the defects its four changed lines fix."""
-    root = drafted["snakemake-tutorial"].folder.parents[1]
-    shutil.copytree(REGISTRY / "data", root / "data", dirs_exist_ok=True)
-    for part in ("examples", "schema.json", "workflow.yaml"):  # the contract edits, none of the code ones
-        src, dest = REGISTRY / "workflows/snakemake-tutorial" / part, drafted["snakemake-tutorial"].folder / part
-        shutil.copytree(src, dest, dirs_exist_ok=True) if src.is_dir() else shutil.copy(src, dest)
-    code, out, err = cli("--registry", root, "check", "snakemake-tutorial", "--json", "--no-hygiene")
-    errors = {(f["code"], f["rule"]) for f in json.loads(out)["findings"] if f["severity"] == "error"}
+    findings = _drafted_with_contract_edits(drafted, "snakemake-tutorial", cli)
+    errors = {(f["code"], f["rule"]) for f in findings if f["severity"] == "error"}
     assert ("config_not_validated", None) in errors
     assert ("hidden_input", "bwa_map") in errors
     final = (REGISTRY / "workflows/snakemake-tutorial/Snakefile").read_text()
     assert 'validate(config, "schema.json")' in final and final.count('config["genome"]') == 2
+
+
+def test_the_basic_workflows_three_code_changes_are_the_defects_check_named(drafted, cli):
+    """Drafted as is, it does not validate its config (an error) and draws its data without a seed (named as a
+    warning for a community workflow: every run would give other numbers); its three changed lines fix both."""
+    findings = _drafted_with_contract_edits(drafted, "basic-snakemake-workflow", cli)
+    errors = {f["code"] for f in findings if f["severity"] == "error"}
+    assert errors == {"config_not_validated"}
+    (seed,) = [f for f in findings if f["code"] == "unseeded_random"]
+    assert seed["file"] == "workflows/basic-snakemake-workflow/scripts/generate_data.py" and seed["rule"] == "generate_data"
+    assert "np.random.normal" in seed["message"] and seed["severity"] == "warning"
+    (ignored,) = [f for f in findings if f["code"] == "configfile_ignored"]
+    assert "its keys `report` are not params of the contract" in ignored["message"]
+    folder = REGISTRY / "workflows/basic-snakemake-workflow"
+    assert 'validate(config, "schema.json")' in (folder / "Snakefile").read_text()
+    assert "\nnp.random.seed(42)\n" in (folder / "scripts/generate_data.py").read_text()
+
+
+def test_the_basic_workflow_passes_test_offline_with_its_seeded_data_byte_for_byte(cli):
+    wf = Registry.load(REGISTRY).get("basic-snakemake-workflow")
+    before = wf.content_hash()
+    code, out, err = cli("--registry", REGISTRY, "test", "basic-snakemake-workflow")
+    assert code == 0, out + err
+    assert "ok    basic-snakemake-workflow/basic" in out
+    for name, path in (("data", "results/data/alpha.csv"), ("data", "results/data/beta.csv"),
+                       ("summary", "results/summary.csv")):
+        assert f"identical        {name} ({path})\n" in out  # byte for byte: nothing after the path
+    assert "summary_png (results/summary.png): exists and is not empty" in out
+    assert "differs" not in out and "wrote beside its inputs" not in out
+    assert wf.content_hash() == before
 
 
 def test_draft_is_deterministic_and_never_overwrites(tmp_path):

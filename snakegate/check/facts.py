@@ -68,6 +68,7 @@ class WorkflowFacts:
     format_diffs: list[dict] = field(default_factory=list)  # {file, line, changed, excerpt}
     missing_tools: list[dict] = field(default_factory=list)  # {name, install} of declared tools not on PATH
     existing_files: set[str] = field(default_factory=set)  # registry-relative files of the workflow folder
+    configfile_keys: dict[str, list[str]] = field(default_factory=dict)  # a `configfile:` it ships -> top keys
     preflight_source: str | None = None  # text of workflows/<id>/preflight.py, when it ships one
     preflight_file: str | None = None  # its registry-relative path
     crashes: list[tuple[str, str]] = field(default_factory=list)  # (code, message) from gathering

@@ -114,6 +114,21 @@ def _gather_source(facts: WorkflowFacts, folder: Path, registry, settings) -> No
         facts.source = read_workflow(folder, settings.registry_root)
     except SnakefileSyntaxError as exc:
         facts.syntax_error = (exc.message, _rel(exc.file, settings.registry_root), exc.line)
+        return
+    for _file, _line, path in facts.source.configfiles:
+        # a standalone run started in the workflow folder loads it (relative to the working directory)
+        data = _yaml_file(folder / path) if path and "\x00" not in path else None
+        if isinstance(data, dict):
+            facts.configfile_keys[path] = sorted(str(k) for k in data)
+
+
+def _yaml_file(path: Path):
+    from ruamel.yaml import YAML, YAMLError
+
+    try:
+        return YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except (OSError, YAMLError, UnicodeDecodeError):
+        return None
 
 
 def _schema_usable(schema: dict | None) -> bool:

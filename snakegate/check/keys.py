@@ -135,10 +135,14 @@ def configfile_findings(f: WorkflowFacts) -> list[Finding]:
     """`configfile:` is honoured standalone and ignored on the registry path: say so, once per directive."""
     out = []
     for file, line, path in (f.source.configfiles if f.source else []):
+        extra = [k for k in f.configfile_keys.get(path, []) if f.schema is not None and k not in properties(f.schema)]
+        also = (f"; its keys {', '.join(f'`{k}`' for k in extra)} are not params of the contract, so a standalone "
+                "run started in the workflow folder, which loads it, is refused by validate()" if extra else "")
         out.append(Finding("warning", f.id, "configfile_ignored",
                            f"`configfile: {path}` is ignored on the registry path (the gate hands the workflow its "
                            "params; Snakemake skips a module's configfile) and by snakegate check and test; a "
-                           "standalone run loads it from the working directory and --configfile overrides it",
+                           "standalone run loads it from the working directory and --configfile overrides it" + also,
                            file=file, line=line,
-                           hint="nothing to fix: its values belong in examples/*.yaml and schema.json defaults"))
+                           hint="nothing to fix: its values belong in examples/*.yaml and schema.json defaults"
+                           + (" (run standalone with -d <another folder>, where it is not found)" if extra else "")))
     return out

@@ -20,7 +20,7 @@ CODES = (
     "io_name_unknown", "edge_type_mismatch", "example_invalid", "dag_error", "lint", "format", "tool_missing",
     "config_not_validated", "configfile_ignored", "unknown_artifact_type", "not_statically_checked",
     "wrapper_unchecked", "conda_env_missing", "download", "hardcoded_path", "preflight_invalid", "preflight_impure",
-    "resource_invalid", "resource_differs",
+    "resource_invalid", "resource_differs", "unseeded_random",
 )
 
 Proof = Callable[[WorkflowFacts], list[Finding]]

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from snakegate.check.pyscan import ConfigRead, DynamicAccess, RuleSource, scan
+from snakegate.check.randomness import unseeded_draws
 from snakegate.check.rscan import scan_r
 
 SNAKEFILE_PLACES = ("Snakefile", "workflow/Snakefile", "snakefile", "workflow/snakefile")
@@ -34,6 +35,7 @@ class ScriptSource:
     language: str  # python | r | other
     opened: list[tuple[str, int | None]] = field(default_factory=list)
     strings: list[tuple[str, int | None]] = field(default_factory=list)
+    unseeded: list[tuple[str, int]] = field(default_factory=list)  # random draws in a script that seeds nothing
     missing: bool = False
 
 
@@ -208,6 +210,7 @@ def read_script(path: Path, rule: str, root: Path | None, src: WorkflowSource) -
         src.reads.extend(ConfigRead(r.path, r.file, r.line, rule, "script") for r in found.reads)
         src.dynamic.extend(DynamicAccess(d.prefix, d.file, d.line, rule, d.text, d.whole) for d in found.dynamic)
         out.opened, out.strings = found.opened, found.strings
+        out.unseeded = unseeded_draws(tree)
     elif language == "r":
         found = scan_r(text)
         src.reads.extend(ConfigRead(path, shown, line, rule, "script") for path, line in found.reads)

@@ -1,6 +1,7 @@
 """Proof 5, what the check cannot prove, said out loud: code fetched at run time (`wrapper:`), a `conda:`
 environment whose file is not in the workflow, downloads and URLs (in shell commands, scripts, params and
-examples), and absolute or hard-coded data paths in scripts and shell commands.
+examples), absolute or hard-coded data paths in scripts and shell commands, and scripts that draw random
+numbers without seeding (`snakegate.check.randomness`): the same invocation would not give the same outputs.
 
 Each is a named finding, an error for the `curated` tier and a warning for `community`; never silence.
 Pure: the reader's facts (rules, scripts, literals) in, findings out.
@@ -32,7 +33,7 @@ def _severity(f: WorkflowFacts) -> str:
 
 def _finding(f: WorkflowFacts, code: str, message: str, hint: str, rule=None, file=None, line=None) -> Finding:
     tier = "curated" if f.trust == "curated" else "community"
-    return Finding(_severity(f), f.id, code, f"{message} (an {'error' if tier == 'curated' else 'warning'} for the "
+    return Finding(_severity(f), f.id, code, f"{message} ({'an error' if tier == 'curated' else 'a warning'} for the "
                                              f"{tier} tier)", hint=hint, rule=rule, file=file, line=line)
 
 
@@ -131,6 +132,14 @@ def script_findings(f: WorkflowFacts) -> list[Finding]:
                                     "pass the file in through the rule's input:/output: and use "
                                     "snakemake.input.<name> / snakemake.output.<name>", rule=script.rule,
                                     file=script.file, line=line))
+        if script.unseeded:
+            call, line = script.unseeded[0]
+            out.append(_finding(f, "unseeded_random",
+                                f"{script.file} draws random numbers ({call}) but seeds no generator, so the same "
+                                "invocation gives other outputs on every run", "seed it once from a param: "
+                                "np.random.seed(snakemake.params.seed) / random.seed(...), or "
+                                "rng = np.random.default_rng(snakemake.params.seed)", rule=script.rule,
+                                file=script.file, line=line))
         for text, line in script.strings:
             if line in opened and opened[line] == text:
                 continue
