@@ -6,6 +6,7 @@
 # Order matters: the run config is gated at parse time, before any DAG or job
 # exists; only then is the workflow included as a module, from the run folder's
 # immutable copy runs/<run_id>/workflow/, with its outputs under runs/<run_id>/,
+# snakegate_all asks for the workflow's own default target and its declared outputs,
 # and the handlers keep run.json and the PROV record current.
 # Each job's stderr goes to runs/<run_id>/stderr/; SIGTERM/SIGINT are a recorded cancel.
 # Inside each job Snakemake reads this file again: there snakegate/jobgate.py checks the job
@@ -27,12 +28,6 @@ except GateRefused as refusal:
 snakegate_run.keep_job_stderr()
 
 
-rule snakegate_all:
-    default_target: True
-    input:
-        snakegate_run.targets
-
-
 module snakegate_workflow:
     snakefile:
         snakegate_run.snakefile
@@ -43,6 +38,16 @@ module snakegate_workflow:
 
 
 use rule * from snakegate_workflow as wf_*
+
+
+# Built by default: what the workflow's own default target asks for (so a run builds what a standalone
+# run and `snakegate test` build) and every declared output. Defined after the module, so that
+# workflow.default_target is still the workflow's own here; default_target: True then makes this one ours.
+rule snakegate_all:
+    default_target: True
+    input:
+        snakegate_run.targets,
+        snakegate_run.workflow_default_target(workflow),
 
 
 # the contract's per-rule resources (workflow.yaml), so the scheduler gets them without the user writing them

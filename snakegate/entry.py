@@ -91,6 +91,19 @@ class RunContext:
         return [f"{self.prefix}/{path}" for _name, path, _type in
                 expand_outputs(self.workflow.manifest.outputs, self.params, self.workflow.schema)]
 
+    def workflow_default_target(self, workflow) -> list:
+        """What the included workflow's own default target rule asks for, as Snakemake has it after
+        `use rule * ... as wf_*` (paths already under the run folder): the inputs of a target-only rule
+        (`rule all`), else the rule's outputs. `snakegate run` and plain `snakemake` then build what the
+        workflow builds alone and under `snakegate test`; `succeeded` still means the declared outputs exist."""
+        name = workflow.default_target
+        if not name or not name.startswith(MODULE_PREFIX) or not workflow.is_rule(name):
+            return []
+        rule = workflow.get_rule(name)
+        if rule.output:
+            return [] if rule.has_wildcards() else list(rule.output)
+        return list(rule.input)  # files, and the input functions of a `rule all` as they are
+
     def apply_resources(self, workflow) -> None:
         """The contract's per-rule resources (workflow.yaml) onto the included rules, from the gated params."""
         from snakegate import resources
