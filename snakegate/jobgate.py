@@ -77,6 +77,10 @@ class JobRun:
     prepared_at: tuple = field(default_factory=lambda: (time.perf_counter(), time.process_time()))
     work: list = field(default_factory=lambda: [0.0, 0.0])  # after prepare: resources, the record (wall, CPU)
 
+    def workflow_default_target(self, workflow) -> list:
+        """Nothing inside a job: like `targets`, the workflow's own default target is the head's to build."""
+        return []
+
     def apply_resources(self, workflow) -> None:
         from snakegate import resources
 
