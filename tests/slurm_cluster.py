@@ -114,14 +114,15 @@ class Cluster:
         return sorted(int(x) for x in text.split() if x.isdigit())
 
     def jobs(self) -> list[dict]:
-        """id, name, state and node of every job the controller knows."""
-        text = self.run("squeue", "--states=all", "--noheader", "--format=%i|%j|%T|%N|%k")
+        """id, name, state, node, comment (Snakemake's rule_<rule>), CPUs, memory and time limit of every
+        job the controller knows."""
+        text = self.run("squeue", "--states=all", "--noheader", "--format=%i|%j|%T|%N|%k|%C|%m|%l")
         rows = []
         for line in text.splitlines():
             parts = line.split("|")
-            if len(parts) == 5 and parts[0].isdigit():
+            if len(parts) == 8 and parts[0].isdigit():
                 rows.append({"id": int(parts[0]), "name": parts[1], "state": parts[2], "node": parts[3],
-                             "comment": parts[4]})
+                             "comment": parts[4], "cpus": parts[5], "memory": parts[6], "time_limit": parts[7]})
         return sorted(rows, key=lambda r: r["id"])
 
     def node_state(self) -> str:

@@ -12,16 +12,18 @@ Snakemake ignores SIGTERM while jobs run, so every run is bounded by `timeout -k
 from __future__ import annotations
 
 import json
-import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 import slurm_cluster
-from registry_copies import REPO, make_registry
+from registry_copies import REPO
+from run_faults import fault_registry
 
 PROFILE = "profiles/slurm"
 EXAMPLE = "workflows/tabular-profile/examples/basic.yaml"
@@ -48,7 +50,8 @@ def cluster():
 
 @pytest.fixture
 def registry(tmp_path) -> Path:
-    root = make_registry(tmp_path / "registry")
+    """tabular-profile, fails-on-purpose (its second rule raises after `sleep` seconds), the shipped profiles."""
+    root = fault_registry(tmp_path / "registry")
     shutil.copytree(REPO / "profiles", root / "profiles")
     return root
 
@@ -88,11 +91,23 @@ def new_jobs(cluster, before: list[int]) -> list[dict]:
     return [j for j in cluster.jobs() if j["id"] not in before]
 
 
+def prov_jobs(run_dir: Path) -> dict[str, dict]:
+    """rule -> the job's activity in prov.json."""
+    activities = json.loads((run_dir / "prov.json").read_text())["activity"]
+    prefix = f"run:{run_dir.name}/job/"
+    return {key[len(prefix):]: value for key, value in activities.items() if key.startswith(prefix)}
+
+
+def prov_run(run_dir: Path) -> dict:
+    return json.loads((run_dir / "prov.json").read_text())["activity"][f"run:{run_dir.name}"]
+
+
 def test_snakegate_run_through_slurm_matches_the_local_run_with_exactly_its_jobs(cluster, registry, tmp_path):
     local = snakegate_run(cluster, registry, EXAMPLE, "--cores", "2")
     assert local.returncode == 0, local.stdout + local.stderr
     local_dir = only_run(registry)
     expected = outputs(local_dir)
+    local_jobs = prov_jobs(local_dir)
     shutil.move(local_dir, tmp_path / "local-run")
 
     before = cluster.job_ids()
@@ -105,6 +120,87 @@ def test_snakegate_run_through_slurm_matches_the_local_run_with_exactly_its_jobs
     assert sorted(j["comment"].removeprefix("rule_wf_") for j in jobs) == RULES, jobs
     assert all(j["state"] == "COMPLETED" for j in jobs), jobs
     assert cluster.active_job_ids() == []
+    # the contract's resources reached sbatch: tabular-profile declares 1000 MB and 10 minutes per rule
+    assert {(j["memory"], j["time_limit"]) for j in jobs} == {("1000M", "10:00")}, jobs
+
+    # the cluster in the record: executor and profile, each job's scheduler id, node and its own times
+    run = prov_run(run_dir)
+    assert run["sg:executor"] == "slurm" and run["sg:profile"] == "profiles/slurm/config.yaml"
+    by_rule = {j["comment"].removeprefix("rule_wf_"): j for j in jobs}
+    for rule, activity in prov_jobs(run_dir).items():
+        assert activity["sg:executor"] == "slurm"
+        assert activity["sg:schedulerJobId"] == str(by_rule[rule]["id"])
+        assert activity["sg:node"] == by_rule[rule]["node"]
+        assert activity["prov:startTime"] < activity["prov:endTime"]
+    assert all(a["sg:executor"] == "local" for a in local_jobs.values())
+
+
+def test_an_invalid_config_is_refused_on_both_paths_before_any_job_reaches_the_queue(cluster, registry, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("workflow: tabular-profile\nparams:\n  dataset_file: data/examples/tabular-penguins.csv\n"
+                   "  drop_duplicates: sometimes\n")
+    before = cluster.job_ids()
+    via_snakegate = snakegate_run(cluster, registry, str(bad), "--profile", PROFILE)
+    via_snakemake = plain_snakemake(cluster, registry, str(bad), "--profile", PROFILE)
+    assert via_snakegate.returncode == 1 and "params.drop_duplicates [type]" in via_snakegate.stdout + via_snakegate.stderr
+    assert via_snakemake.returncode != 0 and "params.drop_duplicates [type]" in via_snakemake.stderr
+    assert "gate refused" in via_snakemake.stderr
+    assert cluster.job_ids() == before  # no job reached the queue
+    assert not (registry / "runs").exists() or not any((registry / "runs").iterdir())
+
+
+def test_a_failing_rule_on_slurm_is_failed_with_the_jobs_own_error_text(cluster, registry, tmp_path):
+    config = tmp_path / "fail.yaml"
+    config.write_text("workflow: fails-on-purpose\nparams:\n  table: data/examples/tabular-penguins.csv\n")
+    proc = snakegate_run(cluster, registry, str(config), "--profile", PROFILE)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    run_dir = only_run(registry)
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["status"] == "failed" and record["failure"]["rule"] == "boom"
+    assert "target_properties ['Cr'] are also listed in feature_columns" in record["error"], record
+    # the scheduler's log of the failed job, copied into the run folder and hashed
+    (copied,) = record["failure"]["cluster_logs"]
+    assert (run_dir / copied["path"]).is_file()
+    run = prov_run(run_dir)
+    assert run["sg:status"] == "failed" and "target_properties ['Cr']" in run["sg:error"]
+    boom = prov_jobs(run_dir)["boom"]
+    assert boom["sg:status"] == "failed" and boom["sg:executor"] == "slurm" and boom["sg:schedulerJobId"]
+    prov_text = (run_dir / "prov.json").read_text()
+    assert copied["sha256"] in prov_text  # the copied log is a file entity of the record, by its hash
+    assert cluster.active_job_ids() == []
+
+
+def test_sigint_while_a_job_runs_cancels_it_in_the_queue_and_records_cancelled(cluster, registry, tmp_path):
+    config = tmp_path / "slow.yaml"
+    config.write_text("workflow: fails-on-purpose\nparams:\n  table: data/examples/tabular-penguins.csv\n"
+                      "  sleep: 600\n")
+    before = cluster.job_ids()
+    front = subprocess.Popen(["timeout", "-k", "10", str(RUN_LIMIT_S), sys.executable, "-m", "snakegate.cli", "run",
+                              str(config), "--profile", PROFILE], cwd=registry, env=env_for(cluster),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + RUN_LIMIT_S - 30
+        while time.monotonic() < deadline:
+            running = [j for j in new_jobs(cluster, before)
+                       if j["comment"] == "rule_wf_boom" and j["state"] == "RUNNING"]
+            if running:
+                break
+            assert front.poll() is None, front.communicate()
+            time.sleep(1)
+        else:
+            pytest.fail("the sleeping job never ran on the cluster")
+        time.sleep(2)  # the job is inside its sleep
+        front.send_signal(signal.SIGINT)  # what Ctrl-C in the terminal sends
+        out, err = front.communicate(timeout=RUN_LIMIT_S)
+    finally:
+        if front.poll() is None:
+            front.kill()
+    assert front.returncode == 130, out + err
+    assert cluster.active_job_ids() == []  # nothing left in the queue
+    (boom,) = [j for j in new_jobs(cluster, before) if j["comment"] == "rule_wf_boom"]
+    assert boom["state"] == "CANCELLED", boom
+    record = json.loads((only_run(registry) / "run.json").read_text())
+    assert record["status"] == "cancelled" and record["cancelled_by"] == "SIGINT"
 
 
 def test_plain_snakemake_with_the_slurm_profile_succeeds(cluster, registry):
