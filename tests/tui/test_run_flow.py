@@ -107,6 +107,9 @@ def test_ctrl_c_during_a_run_cancels_it_and_it_is_recorded_cancelled(make_app, c
             await wait_until(pilot, lambda: runs.is_dir() and any(
                 json.loads((d / "run.json").read_text()).get("snakemake_pid") for d in runs.iterdir()
                 if (d / "run.json").is_file()), 60, "Snakemake to start")
+            await wait_until(pilot, lambda: "step" in text_of(app.query_one("#run-status")), 60, "progress")
+            shown = screen_lines(app)  # 80x24: the draft's state, the run's progress and the cancel key at once
+            assert "▶ Running" in shown and "step" in shown and "ctrl+c cancels the run" in shown
             await pilot.press("ctrl+c")
             await wait_until(pilot, lambda: not app.running, 60, "the run to stop")
             status = text_of(app.query_one("#run-status"))
