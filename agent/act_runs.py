@@ -4,7 +4,8 @@ They read run folders (runs/<run_id>/: run.json, config.yaml, invocation.json,
 logs, outputs) through the core's run store, comparison and fork planning, and
 shape short answers: for a failure the failing rule, the real error and the
 tail of its log; the key numbers of JSON outputs; any diagnostics.json the
-workflow wrote. `fork_run` returns a `Proposal` for a new draft (the researcher
+workflow wrote (snakegate.runfacts holds those facts, one definition for the CLI,
+the report and these actions). `fork_run` returns a `Proposal` for a new draft (the researcher
 still approves it; running it re-executes only what the change affects).
 Nothing here runs, writes or deletes anything, and a run outside the runs
 folder is never read.
@@ -12,7 +13,6 @@ folder is never read.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +24,9 @@ from snakegate.agent.redact import PLACEHOLDER, redact_params, secret_strings, s
 from snakegate.errors import UserError
 from snakegate.forking import ForkRefused, parent_invocation, plan_fork
 from snakegate.provenance import compare, runstore
+from snakegate.runfacts import cut_line, diagnostics, failure_facts, key_numbers
 
-LOG_TAIL_LINES = 15
-LINE_CHARS = 300
-KEY_NUMBERS = 20          # numeric leaves shown per JSON output
 VALUE_CHANGES = 20        # JSON value changes shown per output in compare_runs
-DIAGNOSTICS_CHARS = 3000
 
 
 class ListRunsArgs(Args):
@@ -102,87 +99,6 @@ def _summary(record: dict) -> dict:
             "started": record.get("started"), "duration_s": record.get("duration_s")}
 
 
-def _line(text: Any, limit: int = LINE_CHARS) -> str:
-    """One line, cut in the middle when long: an error's start says where, its end says what happened."""
-    text = str(text)
-    if len(text) <= limit:
-        return text
-    head = limit // 3
-    return text[:head] + " … " + text[-(limit - head - 3):]
-
-
-def _tail(path: Path, n: int = LOG_TAIL_LINES) -> list[str]:
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
-    return [_line(l) for l in lines if l.strip()][-n:]
-
-
-def _failure(record: dict, run_dir: Path, root: Path) -> dict:
-    """The failing rule, the real error and its log's tail, from run.json's failure facts."""
-    failure = record.get("failure") if isinstance(record.get("failure"), dict) else {}
-    logs = failure.get("log") or record.get("failed_log") or []
-    logs = [logs] if isinstance(logs, str) else list(logs)
-    out = {"rule": failure.get("rule") or record.get("failed_rule"),
-           "error": _line(failure.get("message") or record.get("error") or "", 2 * LINE_CHARS) or None,
-           "exception": failure.get("exception"), "log": logs[0] if logs else None}
-    tail = failure.get("log_tail")
-    if not tail and logs:
-        for base in (run_dir, root):
-            candidate = (base / logs[0]).resolve()
-            if candidate.is_file() and (run_dir.resolve() in candidate.parents or root.resolve() in candidate.parents):
-                tail = _tail(candidate)
-                break
-    if not tail:
-        tail = _tail(run_dir / runstore.SNAKEMAKE_LOG)
-    out["log_tail"] = [_line(l) for l in (tail or [])][-LOG_TAIL_LINES:]
-    return {k: v for k, v in out.items() if v not in (None, [], "")}
-
-
-def _numbers(value: Any) -> dict[str, float]:
-    """Numeric leaves by path, the shallowest first (a result's headline numbers sit at the top)."""
-    leaves = compare._flatten(value)  # noqa: SLF001 - the same leaf paths compare_runs shows
-    found = [(k, v) for k, v in leaves.items() if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    return dict(sorted(found, key=lambda kv: kv[0].count(".") + kv[0].count("[")))
-
-
-def _key_numbers(record: dict, run_dir: Path) -> dict:
-    out = {}
-    for o in record.get("outputs") or []:
-        rel = str(o.get("path") or "")
-        if not rel.endswith(".json"):
-            continue
-        inside = rel.split(f"{run_dir.name}/", 1)[-1]
-        path = run_dir / inside
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        numbers = _numbers(data)
-        # top-level numbers first (rows_in, accuracy, n_accepted): the summary a person reads first
-        keys = sorted(numbers, key=lambda k: k.count(".") + k.count("["))[:KEY_NUMBERS]
-        out[o.get("name") or inside] = {k: numbers[k] for k in keys} | (
-            {"…": f"{len(numbers) - KEY_NUMBERS} more"} if len(numbers) > KEY_NUMBERS else {})
-    return out
-
-
-def _diagnostics(run_dir: Path) -> dict:
-    out = {}
-    for path in sorted(run_dir.rglob("diagnostics.json"))[:3]:
-        rel = path.relative_to(run_dir).as_posix()
-        if rel.startswith("workflow/"):
-            continue  # the immutable copy of the workflow folder, not something the run wrote
-        text = path.read_text(encoding="utf-8", errors="replace")
-        try:
-            data = json.loads(text)
-        except ValueError:
-            out[rel] = _line(text)
-            continue
-        out[rel] = data if len(text) <= DIAGNOSTICS_CHARS else {"key_numbers": _numbers(data)}
-    return out
-
-
 # ---- the actions ---------------------------------------------------------------------------------
 def list_runs(ctx: ActionContext, args: ListRunsArgs):
     records = runstore.list_runs(ctx.settings.runs_dir)
@@ -209,7 +125,7 @@ def run_status(ctx: ActionContext, args: RunArgs):
     if record.get("parent_run"):
         out["fork_of"] = record["parent_run"]
     if record.get("status") not in ("succeeded", "running"):
-        out["error"] = _line(record.get("error") or "") or None
+        out["error"] = cut_line(record.get("error") or "") or None
     return out, f"status of run {run_dir.name}: {record.get('status', 'unknown')}", None
 
 
@@ -220,19 +136,19 @@ def explain_run(ctx: ActionContext, args: RunArgs):
     out: dict[str, Any] = {"run_id": run_dir.name, "workflow": record.get("workflow"), "status": status,
                            "duration_s": record.get("duration_s")}
     if status == "failed":
-        out["failure"] = _failure(record, run_dir, ctx.settings.registry_root)
+        out["failure"] = failure_facts(record, run_dir, ctx.settings.registry_root)
     elif status == "cancelled":
         out["cancelled_by"] = record.get("cancelled_by")
         out["running_jobs"] = record.get("running_jobs")
     for key in ("missing_outputs", "input_changed"):
         if record.get(key):
             out[key] = record[key]
-    numbers = _key_numbers(record, run_dir)
+    numbers = key_numbers(record, run_dir)
     if numbers:
         out["key_numbers"] = numbers
-    diagnostics = _diagnostics(run_dir)
-    if diagnostics:
-        out["diagnostics"] = diagnostics
+    found = diagnostics(run_dir)
+    if found:
+        out["diagnostics"] = found
     why = out.get("failure", {}).get("rule")
     return out, f"explained run {run_dir.name}: {status}" + (f" in rule {why}" if why else ""), None
 

@@ -47,6 +47,7 @@ def _schema_of(registry, workflow_id: str | None) -> dict | None:
 def run_facts(registry, settings, run_dir: Path) -> RunFacts:
     from snakegate.provenance import compare, runstore
     from snakegate.provenance.origin import read_origin
+    from snakegate.runfacts import pins
     from snakegate.tui.present import param_lines
 
     record = runstore.read_run(run_dir)
@@ -56,31 +57,11 @@ def run_facts(registry, settings, run_dir: Path) -> RunFacts:
                          invocation.get("params") or {})
     git, note = [], None
     try:
-        git = _git_facts(compare.load_prov(run_dir))
+        git = pins(compare.load_prov(run_dir))
     except compare.ProvMissing as exc:
         note = str(exc)
     return RunFacts(run_dir=run_dir, record=record, params=params, origin=read_origin(run_dir), git=git,
                     prov_note=note, explained=explain(registry, settings, run_dir))
-
-
-# the PROV attributes that pin what ran, by local name (the vocabulary's prefix may change)
-_GIT_LABELS = (("gitCommit", "registry commit"), ("gitTree", "workflow git tree"),
-               ("contentHash", "workflow content hash"))
-
-
-def _git_facts(prov: dict) -> list[tuple[str, str]]:
-    from snakegate.provenance.compare import plain
-
-    found: dict[str, str] = {}
-    for attrs in (prov.get("entity") or {}).values():
-        if not isinstance(attrs, dict):
-            continue
-        for key, value in attrs.items():
-            local = str(key).rsplit(":", 1)[-1]
-            for name, label in _GIT_LABELS:
-                if local == name and label not in found and plain(value):
-                    found[label] = str(plain(value))
-    return [(label, found[label]) for _, label in _GIT_LABELS if label in found]
 
 
 def explain(registry, settings, run_dir: Path) -> dict:

@@ -98,16 +98,9 @@ def parent_invocation(run_dir: Path) -> dict:
 
 
 def _workflow_of(ctx, run_dir: Path):
-    """The workflow a run executed: its run folder's copy; for a run made before copies, the
-    registry's workflow of that id, or None when it is no longer in the registry."""
-    from snakegate.pinning import run_workflow
-    from snakegate.provenance import runstore
-    copy = run_workflow(run_dir)
-    if copy is not None:
-        return copy
-    wf_id = runstore.read_run(run_dir).get("workflow") or \
-        (runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}).get("workflow")
-    return ctx.registry.get(wf_id) if wf_id else None
+    """The workflow a run executed (its run folder's copy, else the registry's; None when gone)."""
+    from snakegate.runfacts import workflow_of
+    return workflow_of(ctx.registry, run_dir)
 
 
 def _pin_of(run_dir: Path) -> Path | None:
