@@ -31,7 +31,8 @@ def test_the_install_ships_the_data_files_the_chat_and_the_gate_read():
     from setuptools.config.pyprojecttoml import read_configuration
     tool = read_configuration(REPO / "pyproject.toml")["tool"]["setuptools"]
     dirs, data = tool["package-dir"], tool["package-data"]
-    wanted = {"snakegate.tui": "chat.tcss", "snakegate.schemas": "contract.schema.json"}
+    wanted = {"snakegate.tui": "chat.tcss", "snakegate.schemas": "contract.schema.json",
+              "snakegate": "templates/report.html.j2"}
     for package, name in wanted.items():
         assert (REPO / dirs[package] / name).is_file()
         assert any(fnmatch.fnmatch(name, pattern) for pattern in data.get(package, [])), (package, name)
