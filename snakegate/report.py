@@ -40,12 +40,12 @@ class ReportError(Exception):
 
 
 # ---- gathering -----------------------------------------------------------------------------------
-def build(registry, run_dir: Path, registry_root: Path, dest: Path | None = None) -> dict:
+def build(registry, settings, run_dir: Path, dest: Path | None = None) -> dict:
     """Everything the page shows, as plain data. `dest` (where the page will be written) makes the link to
-    a parent run's report relative to it."""
+    a parent run's report relative to it. Raises runfacts.UnreadableRun for a run.json that cannot be read."""
     run_dir = Path(run_dir)
-    record = runstore.read_run(run_dir)
-    record.setdefault("run_id", run_dir.name)
+    registry_root = settings.registry_root
+    record, note = runfacts.current_record(settings, run_dir)
     wf = runfacts.workflow_of(registry, run_dir)
     schema = wf.schema if wf is not None else None
     scrub = runfacts.Scrubber(run_dir, schema)
@@ -57,7 +57,7 @@ def build(registry, run_dir: Path, registry_root: Path, dest: Path | None = None
     status = str(record.get("status") or "unknown")
     origin = runfacts.origin_of(record, run_dir, prov)
     data: dict[str, Any] = {
-        "run_id": record["run_id"], "status": status,
+        "run_id": record["run_id"], "status": status, "note": note,
         "workflow": record.get("workflow") or invocation.get("workflow") or "unknown",
         "version": record.get("version") or invocation.get("version") or "",
         "title": wf.manifest.title if wf is not None else None,

@@ -31,6 +31,25 @@ CELL_CHARS = 40
 COUNT_ROWS_UP_TO = 1_000_000  # a table's rows are counted up to here (the count says "more than" beyond)
 
 
+class UnreadableRun(Exception):
+    """A run folder whose run.json cannot be read; the message says why and that other runs are fine."""
+
+
+def current_record(settings, run_dir: Path) -> tuple[dict, str | None]:
+    """(run.json's record, a note for the reader or None), with a stale `running` record completed first
+    (snakegate.staleruns: a run whose processes are gone becomes `interrupted`). A damaged prov.json is a
+    note; a damaged or missing run.json raises UnreadableRun."""
+    from snakegate import staleruns
+
+    record, problem = runstore.load_run(run_dir)
+    if not record:
+        raise UnreadableRun(f"the record of run {Path(run_dir).name} cannot be read: {problem} (folder "
+                            f"{run_dir}); the other runs are not affected")
+    record = staleruns.refresh(settings, run_dir, record)
+    record.setdefault("run_id", Path(run_dir).name)
+    return record, problem or staleruns.record_note(run_dir, record)
+
+
 # ---- text ----------------------------------------------------------------------------------------
 def cut_line(text: Any, limit: int = LINE_CHARS) -> str:
     """One line, cut in the middle when long: an error's start says where, its end says what happened."""

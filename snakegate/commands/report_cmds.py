@@ -25,11 +25,14 @@ def register(sub, epilog: str) -> None:
 def cmd_report(ctx) -> int:
     from snakegate import report
     from snakegate.commands.run_cmds import find_run_or_fail
-    from snakegate.runfacts import relative_to
+    from snakegate.runfacts import UnreadableRun, relative_to
 
     run_dir = find_run_or_fail(ctx, ctx.args.run)
     dest = Path(ctx.args.output) if ctx.args.output else report.default_path(run_dir)
-    data = report.build(ctx.registry, run_dir, ctx.settings.registry_root, dest=dest)
+    try:
+        data = report.build(ctx.registry, ctx.settings, run_dir, dest=dest)
+    except UnreadableRun as exc:
+        raise UserError(str(exc), ExitCode.INVALID) from None
     try:
         report.write(report.render(data), dest, data["run_id"], force=ctx.args.force)
     except report.ReportError as exc:

@@ -3,7 +3,8 @@
 - chat: tabular-profile started through the runner as the chat's controller starts it, with the origin
   (model, backend, approver) the controller records;
 - mcp: the same as the MCP server's execute tool starts it (backend "mcp", the client as the model);
-- incomplete: plain `snakemake --until clean`, so declared outputs are missing;
+- incomplete: plain `snakemake --until wf_clean`, so declared outputs are missing;
+- interrupted: `snakegate run` and its Snakemake killed whole (SIGKILL to both process groups) mid-job;
 - hostile: tabular-profile on a table whose header and cells hold HTML and script text.
 
 Session-scoped like prov_runs' fixtures; conftest.py imports them for the report tests.
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from registry_copies import clean_env, new_run, run_names
+from run_faults import alive, kill_group, wait_for
 
 HOSTILE_COLUMN = '<img src=x onerror="console.error(1)">'
 HOSTILE_CELL = "</td><script>console.error(2)</script>"  # short enough to be shown uncut
@@ -91,3 +93,27 @@ def hostile_run(prov_registry) -> Path:
                           env=clean_env(), capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return new_run(prov_registry, before)
+
+
+@pytest.fixture(scope="session")
+def interrupted_run(prov_registry) -> Path:
+    config = prov_registry / "slow-killed.yaml"
+    config.write_text("workflow: slow-second\nparams:\n  table: data/examples/tabular-penguins.csv\n  sleep: 45\n")
+    before = run_names(prov_registry)
+    front = subprocess.Popen([sys.executable, "-m", "snakegate.cli", "run", str(config)], cwd=prov_registry,
+                             env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    snakemake_pid = None
+    try:
+        assert wait_for(lambda: len(run_names(prov_registry) - before) == 1, 60)
+        run = new_run(prov_registry, before)
+        assert wait_for(lambda: (run / "logs" / "wait.log").exists(), 90), "the wait job never started"
+        snakemake_pid = json.loads((run / "run.json").read_text()).get("snakemake_pid")
+    finally:
+        kill_group(front.pid)  # a machine that goes down: nothing gets to write a word
+        if snakemake_pid:
+            kill_group(snakemake_pid)
+        front.communicate(timeout=30)
+    assert wait_for(lambda: not alive(snakemake_pid), 30)
+    assert json.loads((run / "run.json").read_text())["status"] == "running"
+    return run

@@ -141,6 +141,14 @@ def test_plain_snakemake_and_incomplete_runs_say_where_they_came_from_and_what_i
     assert "profile (json) results/profile.json not present" in page.text
 
 
+def test_a_run_whose_processes_died_is_reported_interrupted_with_the_jobs_that_finished(prov_registry,
+                                                                                     interrupted_run):
+    page, _ = report(prov_registry, interrupted_run)
+    assert "Slow second job interrupted" in page.text
+    assert "Interrupted: the process that ran it stopped before the run was recorded; found at" in page.text
+    assert "copy succeeded" in page.text  # the job that finished, from Snakemake's own records
+
+
 def test_chat_and_mcp_runs_name_who_proposed_and_who_approved(prov_registry, chat_run, mcp_run):
     page, _ = report(prov_registry, chat_run)
     assert "started from chat proposed by qwen2.5:7b via openai-compatible" in page.text

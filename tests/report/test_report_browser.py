@@ -18,7 +18,8 @@ from registry_copies import snakegate
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-KINDS = ["succeeded", "failed", "cancelled", "fork", "rerun", "plain", "incomplete", "chat", "mcp", "hostile"]
+KINDS = ["succeeded", "failed", "cancelled", "interrupted", "fork", "rerun", "plain", "incomplete", "chat", "mcp",
+         "hostile"]
 
 
 def _chromium() -> str | None:
