@@ -25,7 +25,7 @@ from common import (
     write_results,
 )
 
-SECTIONS = ("gate", "warm", "run", "prov", "check", "tui")
+SECTIONS = ("gate", "warm", "run", "prov", "check", "tui", "jobgate")
 README = BENCH / "README.md"
 START, END = "<!-- bench-table:start -->", "<!-- bench-table:end -->"
 TUI_MISSING = {"status": "not measured", "why": "run `python bench/run_all.py --only tui`"}
@@ -81,6 +81,13 @@ def table(results: dict) -> str:
     for row in check.get("rows", []):
         lines.append(f"| snakegate check | {row['case']} | {fmt_s(row['check_s'])} | – | – | – | "
                      f"exit {', '.join(str(c) for c in row['exit_codes'])} |")
+    jobgate = results.get("job_gate", {})
+    for row in jobgate.get("rows", []):
+        if row.get("status") == "not measured":
+            lines.append(f"| job-side gate | {row['case']} | not measured | – | – | ≤ 0.2 s per job | {row['why']} |")
+            continue
+        lines.append(f"| job-side gate | {row['case']} | {fmt_s(row['median_s'])} (max {fmt_s(row['max_s'])}) | "
+                     f"full gate {fmt_s(row['full_gate_s'])} | – | ≤ 0.2 s per job | {_met(row['met'])} |")
     tui = results.get("tui_start", TUI_MISSING)
     if tui.get("status") == "measured":
         lines.append(f"| TUI first paint | snakegate chat --guided, cold (pilot) | {fmt_s(tui['cold_s'])} | – | – | "
@@ -97,7 +104,7 @@ def table(results: dict) -> str:
 def machine_line(results: dict) -> str:
     m = results.get("machine", {})
     loads = [results[k]["load"][e] for k in ("gate_vs_dry_run", "warm_gate", "run_overhead", "prov_capture",
-                                             "registry_check", "tui_start")
+                                             "registry_check", "tui_start", "job_gate")
              if isinstance(results.get(k, {}).get("load"), dict) for e in ("start", "end")]
     span = f"{min(loads):.2f}–{max(loads):.2f}" if loads else "?"
     return (f"Measured on {results.get('measured_on', '?')}: {m.get('cpu', '?')}, {m.get('cores', '?')} cores, "
@@ -193,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
         if "tui" in only:
             from bench_tui import tui_first_paint
             timed("tui_start", lambda: tui_first_paint(args.quick, reps=max(5, reps)))
+        if "jobgate" in only:
+            from bench_jobgate import job_gate
+            timed("job_gate", lambda: job_gate(scratch, args.quick))
     finally:
         scratch.close()
     results["load"]["load_at_end"] = round(load_average(), 2)

@@ -5,10 +5,12 @@
   was started with (`--profile`, or $SNAKEMAKE_PROFILE, found as Snakemake finds
   it) with the sha256 of its config file. The run's PROV activity carries them
   (provenance/jobfacts.py).
+- `default_partition()`: on the head, at parse time: an unset $SNAKEGATE_SLURM_PARTITION (the shipped
+  Slurm profile's partition) means the cluster's default partition.
 - `job_started(...)`: in a job, at parse time: the job's record of itself
   (scheduler job id, node, start, and its end at exit; provenance/jobfacts.py).
 
-Reads the process's arguments and environment; writes only the job's record.
+Reads the process's arguments and environment; writes only the job's record and that one variable.
 """
 
 from __future__ import annotations
@@ -19,6 +21,15 @@ import sys
 from pathlib import Path
 
 PROFILE_ENV = "SNAKEMAKE_PROFILE"
+# profiles/slurm takes the partition from here; unset means the cluster's default partition
+PARTITION_ENV = "SNAKEGATE_SLURM_PARTITION"
+
+
+def default_partition() -> None:
+    """Make an unset $SNAKEGATE_SLURM_PARTITION empty. Snakemake expands `$VAR` in a profile's
+    default-resources and leaves an unset one as its own name, which sbatch would take for a partition;
+    empty, the Slurm executor submits to the cluster's default partition. Jobs inherit it."""
+    os.environ.setdefault(PARTITION_ENV, "")
 
 
 def _profile_arg(argv: list[str]) -> str | None:

@@ -22,7 +22,7 @@ import atexit
 import os
 from pathlib import Path
 
-from snakegate import pinning
+from snakegate import cluster, pinning
 from snakegate.entry import GateRefused, RunContext, output_prefix, refusal_text
 from snakegate.errors import UserError
 from snakegate.gate import gate
@@ -76,6 +76,7 @@ def prepare(config: dict, registry_root: str | os.PathLike, configfiles=(), exec
         # the jobs (cluster jobs and spawned ones inherit this process's environment) find their run by
         # it, even when the config has no run_id (snakegate.jobgate)
         os.environ[JOB_RUN_ENV] = ctx.run_id
+        cluster.default_partition()
         return ctx
     except GateRefused as refusal:
         if expected:

@@ -56,24 +56,28 @@ def registry(tmp_path) -> Path:
     return root
 
 
-def env_for(cluster) -> dict:
+def env_for(cluster, partition: bool = True) -> dict:
+    """The user's environment: SNAKEGATE_SLURM_PARTITION names the partition (unset: the default one)."""
     env = {k: v for k, v in cluster.env.items() if not k.startswith("SNAKEGATE_")}
-    env["SNAKEGATE_SLURM_PARTITION"] = slurm_cluster.PARTITION
+    if partition:
+        env["SNAKEGATE_SLURM_PARTITION"] = slurm_cluster.PARTITION
     return env
 
 
-def bounded(cluster, root: Path, argv: list[str], limit: float = RUN_LIMIT_S) -> subprocess.CompletedProcess:
+def bounded(cluster, root: Path, argv: list[str], limit: float = RUN_LIMIT_S,
+            partition: bool = True) -> subprocess.CompletedProcess:
     """`argv` from the registry root, killed after `limit` s (SIGTERM, then SIGKILL 10 s later)."""
-    return subprocess.run(["timeout", "-k", "10", str(int(limit)), *argv], cwd=root, env=env_for(cluster),
-                          capture_output=True, text=True)
+    return subprocess.run(["timeout", "-k", "10", str(int(limit)), *argv], cwd=root,
+                          env=env_for(cluster, partition), capture_output=True, text=True)
 
 
 def snakegate_run(cluster, root: Path, config: str, *extra: str) -> subprocess.CompletedProcess:
     return bounded(cluster, root, [sys.executable, "-m", "snakegate.cli", "run", config, *extra])
 
 
-def plain_snakemake(cluster, root: Path, config: str, *extra: str) -> subprocess.CompletedProcess:
-    return bounded(cluster, root, [sys.executable, "-m", "snakemake", "--configfile", config, *extra])
+def plain_snakemake(cluster, root: Path, config: str, *extra: str, partition: bool = True):
+    return bounded(cluster, root, [sys.executable, "-m", "snakemake", "--configfile", config, *extra],
+                   partition=partition)
 
 
 def only_run(root: Path) -> Path:
@@ -203,9 +207,9 @@ def test_sigint_while_a_job_runs_cancels_it_in_the_queue_and_records_cancelled(c
     assert record["status"] == "cancelled" and record["cancelled_by"] == "SIGINT"
 
 
-def test_plain_snakemake_with_the_slurm_profile_succeeds(cluster, registry):
+def test_plain_snakemake_with_the_slurm_profile_succeeds_in_the_default_partition(cluster, registry):
     before = cluster.job_ids()
-    proc = plain_snakemake(cluster, registry, EXAMPLE, "--profile", PROFILE)
+    proc = plain_snakemake(cluster, registry, EXAMPLE, "--profile", PROFILE, partition=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     run_dir = only_run(registry)
     assert json.loads((run_dir / "run.json").read_text())["status"] == "succeeded"
