@@ -74,6 +74,12 @@ def registry_key(registry_root: str | os.PathLike) -> bytes:
     return _read_key(path)
 
 
+def existing_key(registry_root: str | os.PathLike) -> bytes:
+    """The registry's key when it exists, never created (a cluster job checks a keyed hash with it).
+    FileNotFoundError when there is none; SecretKeyError when it is unsafe or unreadable."""
+    return _read_key(key_path(registry_root))
+
+
 def _read_key(path: Path) -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY)

@@ -9,10 +9,13 @@ full gate, in a few milliseconds whatever the inputs' size:
 - finds its run: `run_id` from the config, else the run the head named in the
   environment (JOB_RUN_ENV, which Slurm and local subprocesses pass on);
 - refuses unless the run folder's `invocation.json` and `config.yaml` name the
-  same invocation, the config's `invocation_id` (when it has one) and the id
-  `snakegate run` pinned (EXPECTED_ENV, when set) are that invocation, and every
-  value the job's config gives (workflow, version, run_id, each param; input
-  paths compared after resolving them) is the one the head recorded;
+  same invocation and config.yaml's params are that invocation's (input paths
+  by where they resolve, `x-sensitive` values by their keyed hash), the run's
+  workflow copy still has the gated content hash (a few small files), the
+  config's `invocation_id` (when it has one) and the id `snakegate run` pinned
+  (EXPECTED_ENV, when set) are that invocation, and every value the job's own
+  config gives (workflow, version, run_id, each param; input paths compared
+  after resolving them) is the one the head recorded;
 - takes the params from the run folder's explicit `config.yaml`, never from the
   schema's defaults (the registry may have moved on; the copy is what runs), and
   the Snakefile and per-rule resources from the run's workflow copy.
@@ -172,6 +175,29 @@ def _same(given: Any, recorded: Any, root: Path) -> bool:
     return False
 
 
+def _gated(value: Any, canonical: Any, root: Path, key: list) -> bool:
+    """Is `value` (config.yaml: absolute input paths, sensitive values themselves) the gated invocation's
+    `canonical` value (registry-relative input paths, `hmac-sha256:` for sensitive values)?"""
+    if value == canonical and type(value) is type(canonical):
+        return True
+    if isinstance(canonical, str) and canonical.startswith("hmac-sha256:"):
+        from snakegate.provenance import secrets  # hashlib and hmac: the registry's key, read only here
+
+        if not key:
+            try:
+                key.append(secrets.existing_key(root))
+            except (OSError, secrets.SecretKeyError):
+                return False
+        return secrets.keyed_hash(key[0], value) == canonical
+    if isinstance(value, dict) and isinstance(canonical, dict):
+        return value.keys() == canonical.keys() and all(_gated(value[k], canonical[k], root, key) for k in value)
+    if isinstance(value, list) and isinstance(canonical, list):
+        return len(value) == len(canonical) and all(_gated(a, b, root, key) for a, b in zip(value, canonical))
+    if isinstance(value, str) and isinstance(canonical, str) and os.path.isabs(value):
+        return os.path.normpath(os.path.join(root, canonical)) == value
+    return False
+
+
 def _refuse(where: str, what: str, why: str) -> JobRefused:
     """A refusal in the gate's one format (snakegate.entry.refusal_text), code invocation_mismatch."""
     return JobRefused(
@@ -240,6 +266,9 @@ def light_gate(config: dict, registry_root: str | os.PathLike, workdir: str | os
             raise _refuse(key, f"the run config's `{key}`", f"is {config[key]!r}, but run {run_id} was gated with {want!r}")
     given = config.get("params") or {}
     params = explicit.get("params") or {}
+    if not isinstance(params, dict) or not _gated(params, invocation.get("params"), root, []):
+        raise _refuse("params", f"run folder {run_dir}", f"has a config.yaml whose params are not those of "
+                                                         f"invocation {expected[:12]}… (changed after the gate)")
     if not isinstance(given, dict):
         raise _refuse("params", "the run config's `params`", "is not a mapping")
     for name in sorted(given, key=str):
@@ -253,6 +282,11 @@ def light_gate(config: dict, registry_root: str | os.PathLike, workdir: str | os
     manifest = _read_yaml(copy / "workflow.yaml")
     if snakefile is None or not isinstance(manifest, dict):
         raise _refuse("workflow", f"run folder {run_dir}", f"has no workflow copy in {copy}")
+    from snakegate.provenance.hashing import workflow_hash  # a few small files: the workflow, not the data
+
+    if workflow_hash(copy) != invocation.get("workflow_hash"):
+        raise _refuse("workflow", f"the workflow copy {copy}", f"no longer has the content hash invocation "
+                                                              f"{expected[:12]}… was gated with (changed after the gate)")
     workdir = Path(workdir or os.getcwd())
     rel = os.path.relpath(run_dir, workdir)
     prefix = run_dir.as_posix() if rel.startswith("..") else Path(rel).as_posix()

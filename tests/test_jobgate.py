@@ -150,3 +150,52 @@ def test_a_job_that_cannot_name_its_run_falls_back_to_the_full_gate(finished, tm
     proc = job(root, tampered, None)
     assert proc.returncode != 0
     assert "[invocation_mismatch]" in proc.stderr
+
+
+def test_a_job_refuses_a_run_folder_config_whose_params_were_changed_after_the_gate(finished):
+    root, config, run_dir = finished
+    explicit = run_dir / "config.yaml"
+    original = explicit.read_text()
+    explicit.write_text(original.replace("label: hello", "label: changed"))
+    try:
+        proc = job(root, config, run_dir.name, rule="wf_first")
+    finally:
+        explicit.write_text(original)
+    assert proc.returncode != 0
+    assert "params [invocation_mismatch]" in proc.stderr and "whose params are not those of invocation" in proc.stderr
+
+
+def test_a_job_refuses_a_workflow_copy_changed_after_the_gate(finished):
+    root, config, run_dir = finished
+    snakefile = run_dir / "workflow" / "Snakefile"
+    original = snakefile.read_text()
+    snakefile.chmod(0o644)
+    snakefile.write_text(original + "\n# changed on the cluster\n")
+    try:
+        proc = job(root, config, run_dir.name)
+    finally:
+        snakefile.write_text(original)
+        snakefile.chmod(0o444)
+    assert proc.returncode != 0
+    assert "workflow [invocation_mismatch]" in proc.stderr and "no longer has the content hash" in proc.stderr
+
+
+def test_jobs_of_a_run_with_a_sensitive_param_pass_by_its_keyed_hash(tmp_path):
+    from registry_copies import TOKEN_PARAM
+
+    secret = dict(SPAWNED)
+    schema = json.loads(secret["schema.json"])
+    schema["properties"]["token"] = TOKEN_PARAM
+    secret["schema.json"] = json.dumps(schema)
+    secret["Snakefile"] = secret["Snakefile"].replace('label=config["label"],',
+                                                      'label=config["label"],\n                token=config["token"],')
+    root = make_registry(tmp_path / "registry", {"spawned": secret})
+    config = tmp_path / "run.yaml"
+    config.write_text("workflow: spawned\nparams:\n  table: data/examples/tabular-penguins.csv\n"
+                      "  token: s3cret-token-value\n")
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--configfile", str(config), "--cores", "1"],
+                          cwd=root, capture_output=True, text=True, timeout=300, env=_env())
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (run_dir,) = (root / "runs").iterdir()
+    assert "hmac-sha256:" in (run_dir / "invocation.json").read_text()  # the record holds its keyed hash
+    assert {r["rule"] for r in records(run_dir)} == {"wf_first", "wf_second"}  # both jobs passed the job gate
