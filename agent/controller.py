@@ -40,7 +40,9 @@ from snakegate.agent.events import (
 )
 from snakegate.agent.history import call_key, request_view, scrub_messages
 from snakegate.agent.prompt import clear_choice, relative, system_prompt
-from snakegate.agent.redact import MASKED_NOTE, sensitive_params
+from snakegate.agent.act_registry import param_table
+from snakegate.agent.guided_parse import request_values
+from snakegate.agent.redact import MASKED_NOTE, MASKED_NOTE_RE, sensitive_params
 from snakegate.agent.tools import conversation_tools, params_schema
 from snakegate.errors import UserError
 from snakegate.registry import Registry
@@ -109,7 +111,9 @@ class Conversation(Approving):
         files = [e["path"] for e in data_files(self.settings)]
         wf = self.registry.get(self.described[0]) if self.described else None
         if wf is not None:
-            shape = (wf.id, params_schema(wf.schema, files))
+            said = "\n".join(m["content"] for m in self.messages if m.get("role") == "user"
+                             and isinstance(m.get("content"), str) and not MASKED_NOTE_RE.match(m["content"]))
+            shape = (wf.id, params_schema(wf.schema, files, request_values(said, param_table(wf.schema))))
         turn = self._open
         done = turn.described_ids if turn is not None else set()
         likely = clear_choice(self.registry, turn.text) if turn is not None and not done else None

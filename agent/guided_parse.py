@@ -301,8 +301,8 @@ def _norm(text: str) -> str:
 
 def request_values(text: str, params: list[dict]) -> dict[str, Any]:
     """{param: value} for what the request names unambiguously: `name=value`, a file path for the one
-    artifact param whose extension it has, an allowed value (whole, or one unique part: "median" ->
-    fill_median, "leave-one-out" -> leave_one_out)."""
+    artifact param whose extension it has, an allowed value (whole, or one unique part of four letters or
+    more: "median" -> fill_median, "leave-one-out" -> leave_one_out; "fit" is not fit_area)."""
     found: dict[str, Any] = {}
     by_name = {p["name"]: p for p in params}
     for m in re.finditer(r"\b([A-Za-z_][\w.]*)\s*=\s*(\"[^\"]*\"|'[^']*'|[^\s,;]+)", text):
@@ -323,8 +323,9 @@ def request_values(text: str, params: list[dict]) -> dict[str, Any]:
             continue
         values = [v for v in p["enum"] if isinstance(v, str)]
         whole = [v for v in values if _norm(v) in words]
+        # one distinctive part of a value ("median" of fill_median); short parts are everyday words ("fit")
         parts = [v for v in values if any(part in words for part in _norm(v).split("_")
-                                          if part and sum(part in _norm(o).split("_") for o in values) == 1)]
+                                          if len(part) >= 4 and sum(part in _norm(o).split("_") for o in values) == 1)]
         hit = whole if len(whole) == 1 else parts if len(parts) == 1 else []
         if hit:
             found[p["name"]] = hit[0]

@@ -130,14 +130,19 @@ FILLING = ("inspect_data", "validate_params")  # the steps that make sense once 
 
 
 def focused(tools: list[dict], messages: list[dict]) -> list[dict]:
-    """Once a workflow was described in this turn, a constrained step may only fill it (inspect_data,
-    validate_params) or talk: a small model otherwise keeps describing and searching."""
+    """What a constrained step may do at this point of the turn: once a workflow was described, only fill it
+    (inspect_data, validate_params) or talk; once a draft passed the gate, only talk. A small model otherwise
+    keeps describing, searching or validating the same params again."""
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-    calls = {tc.get("id"): (tc.get("function") or {}).get("name")
-             for m in messages[last_user + 1:] for tc in m.get("tool_calls") or []}
-    described = any(calls.get(m.get("tool_call_id")) == "describe_workflow" and '"params"' in (m.get("content") or "")
-                    for m in messages[last_user + 1:] if m.get("role") == "tool")
-    return [t for t in tools if t["function"]["name"] in FILLING] if described else tools
+    turn = messages[last_user + 1:]
+    calls = {tc.get("id"): (tc.get("function") or {}).get("name") for m in turn for tc in m.get("tool_calls") or []}
+    results = [(calls.get(m.get("tool_call_id")), m.get("content") or "") for m in turn if m.get("role") == "tool"]
+    if any(name in ("validate_params", "fork_run") and '"invocation_id"' in text and '"ok": true' in text
+           for name, text in results):
+        return []
+    if any(name == "describe_workflow" and '"params"' in text for name, text in results):
+        return [t for t in tools if t["function"]["name"] in FILLING]
+    return tools
 
 
 def native_messages(messages: list[dict]) -> list[dict]:

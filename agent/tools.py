@@ -13,6 +13,7 @@ tool: running needs an approval only the UI can mint. Pure: no I/O.
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from snakegate.agent.action_base import RARE
 from snakegate.agent.actions import ACTIONS, Action
@@ -75,22 +76,20 @@ def value_schema(prop: dict, files: list[str]) -> dict:
     return out
 
 
-def _open(value: dict) -> bool:
-    """A value a model writes freely (text, a list, an object) rather than picks (a choice, yes/no, a number)."""
-    types = value.get("type") if isinstance(value.get("type"), list) else [value.get("type")]
-    return "enum" not in value and any(t in ("string", "array", "object", None) for t in types)
-
-
-def params_schema(schema: dict, files: list[str]) -> dict:
+def params_schema(schema: dict, files: list[str], mentioned: dict[str, Any] | None = None) -> dict:
     """The `params` argument of validate_params for one workflow: its parameter names (nothing else), each
-    value shaped by `value_schema`, its required ones required. Optional params a model would write freely
-    (column names, lists, objects) are marked rare: the step schema leaves them to their defaults, since a
-    small model fills them with invented values; native tool calls keep them."""
+    value shaped by `value_schema`, its required ones required. `mentioned` ({param: value} the researcher's
+    own words name, see guided_parse.request_values) shapes what a constrained step may set: an optional
+    param the researcher did not mention is marked rare (a small model leaves it to its default instead of
+    inventing a value), and a named allowed value is the only one offered. Native tool calls keep them all."""
     props = schema.get("properties") or {}
     required = [n for n in schema.get("required") or [] if n in props]
+    mentioned = mentioned or {}
     shaped = {name: value_schema(sub, files) for name, sub in props.items()}
     for name, value in shaped.items():
-        if name not in required and _open(value):
+        if name in mentioned and mentioned[name] in (value.get("enum") or []):
+            value["enum"] = [mentioned[name]]
+        elif name not in required and name not in mentioned:
             value.update(RARE)
     return {"type": "object", "additionalProperties": False, "properties": shaped, "required": required}
 

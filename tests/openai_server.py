@@ -22,7 +22,8 @@ request (non-streaming only), `GET /v1/models` lists `models`. A reply is
   - `completion(reply, finish_reason=..., model=..., usage=...)`: one of the above with the completion's own
     finish reason (e.g. "length"), answering model name and token counts;
   - `refuse(status, message)`: an HTTP error for that request (e.g. a server that rejects tools).
-`props` (a dict) is served at `GET /props`, as llama.cpp's llama-server does (e.g. its chat_template_caps).
+`props` (a dict) is served at `GET /props`, as llama.cpp's llama-server does (e.g. its chat_template_caps);
+`show` (a dict) at `POST /api/show`, as Ollama does (e.g. {"capabilities": ["completion", "tools"]}).
 A request naming a model not in `models` gets OpenAI's 404 `model_not_found`;
 a wrong `api_key` (when one is set) gets 401; an exhausted script gets 500.
 `bind()` reserves the port without listening, so the URL refuses connections
@@ -69,8 +70,10 @@ class refuse:  # noqa: N801
 
 class ScriptedOpenAI:
     def __init__(self, replies: list[Any] | None = None, *, models: tuple[str, ...] = (DEFAULT_MODEL,),
-                 api_key: str | None = None, delay: float = 0.0, port: int = 0, props: dict | None = None):
+                 api_key: str | None = None, delay: float = 0.0, port: int = 0, props: dict | None = None,
+                 show: dict | None = None):
         self.props = props
+        self.show = show
         self.replies = list(replies or [])
         self.models = tuple(models)
         self.api_key = api_key
@@ -201,6 +204,9 @@ class ScriptedOpenAI:
 
             def do_POST(self):
                 raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8")
+                if self.path.rstrip("/") == "/api/show" and server.show is not None:
+                    self._send(200, server.show)
+                    return
                 if self.path.rstrip("/") != "/v1/chat/completions":
                     self._send(404, _error(f"no route POST {self.path}", "invalid_request_error", None))
                     return

@@ -61,16 +61,16 @@ def test_the_step_schema_allows_only_registry_ids_and_once_described_only_its_pa
     convo = in_mode(make_conversation, server, "json")
     convo.send("hello")
     assert workflow_enum(server.requests[0]) == ["secret-note", "tabular-profile"]
-    convo.send("profile the penguins table")  # the registry's search has a clear choice: only it is offered
+    convo.send("profile the penguins table, fill gaps with the median")  # the search's clear choice alone
     assert workflow_enum(server.requests[1]) == ["tabular-profile"]
     first = schema_of(server.requests[0])
     assert {"say"} == set(next(o for o in first["oneOf"] if "say" in o["properties"])["properties"])
     params = option(schema_of(server.requests[2]), "validate_params")["properties"]["arguments"]["properties"][
         "params"]
     assert params["additionalProperties"] is False and params["required"] == ["dataset_file"]
-    # `columns` (an optional list a small model would invent) is left to its default in a constrained step
-    assert list(params["properties"]) == ["dataset_file", "missing_strategy", "drop_duplicates"]
-    assert params["properties"]["missing_strategy"] == {"type": "string", "enum": ["remove", "fill_mean", "fill_median"]}
+    # an optional param the researcher did not mention is left to its default; a named value is the only choice
+    assert list(params["properties"]) == ["dataset_file", "missing_strategy"]
+    assert params["properties"]["missing_strategy"] == {"type": "string", "enum": ["fill_median"]}
     assert PENGUINS in params["properties"]["dataset_file"]["enum"]  # a file inside the data roots, nothing else
 
 
@@ -101,6 +101,13 @@ def test_auto_mode_asks_llama_server_whether_its_template_does_tool_calls(openai
     backend = OpenAIBackend(with_tools.base_url, DEFAULT_MODEL, timeout=10)
     make_conversation(backend).send("hi")
     assert backend.mode == "native" and with_tools.requests[0]["tool_choice"] == "auto"
+
+
+def test_auto_mode_asks_ollama_whether_the_model_does_tool_calls(openai_server, make_conversation):
+    server = openai_server([step({"say": "Hello."})], show={"capabilities": ["completion"]})
+    backend = OpenAIBackend(server.base_url, DEFAULT_MODEL, timeout=10)
+    make_conversation(backend).send("hi")
+    assert backend.mode == "json" and "response_format" in server.requests[0]
 
 
 def test_auto_mode_falls_back_to_json_when_the_server_refuses_tools(openai_server, make_conversation):
@@ -166,3 +173,10 @@ def test_a_native_tool_list_describes_each_workflow_once_per_turn(conversation):
     describe = next(t for t in server.requests[1]["tools"] if t["function"]["name"] == "describe_workflow")
     assert describe["function"]["parameters"]["properties"]["workflow"]["enum"] == ["secret-note"]
     assert [t for t in convo.tools if t["function"]["name"] == "describe_workflow"]  # a new turn may again
+
+
+def test_once_the_draft_passed_the_gate_a_json_step_may_only_talk(openai_server, make_conversation):
+    server = openai_server([step(DESCRIBE), step(VALIDATE), step({"say": "Ready."})])
+    in_mode(make_conversation, server, "json").send("profile the penguins")
+    assert schema_of(server.requests[2]) == {"oneOf": [{"type": "object", "additionalProperties": False,
+                                                        "required": ["say"], "properties": {"say": {"type": "string"}}}]}
