@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import shutil
 import socket
@@ -169,7 +170,7 @@ def main() -> int:
                       + (json.dumps(reply["calls"]) if reply["calls"] else repr((reply["text"] or "")[:200])))
     if not args.no_write:
         RESULTS.write_text(json.dumps({"machine": {"python": platform.python_version(), "cpu": platform.processor(),
-                                                   "threads": args.threads},
+                                                   "threads": args.threads, "load_at_end": os.getloadavg()[0]},
                                        "server": base_url if not args.server else "llama-server (started)",
                                        "gguf": Path(args.gguf).name if args.gguf else None,
                                        "tool_mode": args.tool_mode, "max_tokens": args.max_tokens,
