@@ -207,20 +207,24 @@ def _wait(what: str, ok, timeout: float, d: Path, pid: int | None = None) -> Non
     raise RuntimeError(f"Slurm did not come up: {what} {state}\n{logs}")
 
 
-def up(d: Path | None = None, timeout: float = 60.0) -> Cluster:
+def up(d: Path | None = None, timeout: float = 60.0, wait_for_other_s: float = 900.0) -> Cluster:
     """Start munged, slurmctld and slurmd in `d` (made if missing; default a new folder in the system's
-    temporary folder, since munged must reach it as the munge user) and wait until the node is idle."""
+    temporary folder, since munged must reach it as the munge user) and wait until the node is idle.
+    One test cluster runs at a time (they share /etc/slurm/slurm.conf): another one's end is waited for."""
     reason = why_not()
     if reason:
         raise RuntimeError(reason)
+    end = time.monotonic() + wait_for_other_s
+    while (other := _live_cluster(SYSTEM_CONF)) is not None and other != (Path(d).resolve() if d else None):
+        if time.monotonic() > end:
+            raise RuntimeError(f"another test cluster has been running in {other} for over {wait_for_other_s:.0f} s; "
+                               f"stop it with: python tests/slurm_cluster.py down {other}")
+        time.sleep(2)
+    made = d is None
     d = Path(d or tempfile.mkdtemp(prefix="snakegate-slurm-")).resolve()
     blocked = next((p for p in d.parents if not os.stat(p).st_mode & 0o001), None)
     if blocked is not None:
         raise RuntimeError(f"{d} is inside {blocked}, which the munge user cannot enter; use a folder it can")
-    other = _live_cluster(SYSTEM_CONF)
-    if other is not None and other != d:
-        raise RuntimeError(f"another test cluster is running in {other}; stop it first: "
-                           f"python tests/slurm_cluster.py down {other}")
     d.mkdir(parents=True, exist_ok=True)
     os.chmod(d, 0o755)  # the munge user must reach its folder inside
     cluster = Cluster(d)
@@ -229,6 +233,8 @@ def up(d: Path | None = None, timeout: float = 60.0) -> Cluster:
         _wait("the node", lambda: cluster.node_state() == "idle", timeout, d)
     except BaseException:
         stop(d)
+        if made:
+            shutil.rmtree(d, ignore_errors=True)
         raise
     return cluster
 
