@@ -80,20 +80,12 @@ def build(registry, settings, run_dir: Path, dest: Path | None = None) -> dict:
 def _times(record: dict) -> list[tuple[str, str]]:
     duration = record.get("duration_s", runstore.duration_s(record))
     rows = [("started", record.get("started")), ("ended", record.get("ended")),
-            ("duration", _duration(duration)), ("stage", record.get("stage")),
+            ("duration", runfacts.duration_text(duration) if duration is not None else None),
+            ("stage", record.get("stage")),
             ("exit code", record.get("exit_code")),
             ("jobs run", ", ".join(record.get("jobs_executed") or []) or None),
             ("stale run found at", record.get("interrupted_detected_at"))]
     return [(k, str(v)) for k, v in rows if v not in (None, "")]
-
-
-def _duration(seconds: Any) -> str | None:
-    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
-        return None
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, secs = divmod(int(round(seconds)), 60)
-    return f"{minutes} min {secs:02d} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 def _pins(record: dict, invocation: dict, prov: dict) -> list[tuple[str, str]]:
@@ -109,43 +101,14 @@ def _pins(record: dict, invocation: dict, prov: dict) -> list[tuple[str, str]]:
     return [(k, str(v)) for k, v in rows if v]
 
 
-def _sensitive_name(schema: dict | None, name: str) -> bool:
-    """Whether a (dotted) param name is, holds or lies inside an `x-sensitive` param (unknown contract:
-    every name, fail closed)."""
-    if schema is None:
-        return True
-    node = schema
-    for part in name.split("."):
-        if not isinstance(node, dict) or node.get("x-sensitive") is True:
-            return True
-        node = (node.get("properties") or {}).get(part)
-        if node is None:
-            return False
-    return _holds_sensitive(node)
-
-
-def _holds_sensitive(node: Any) -> bool:
-    if not isinstance(node, dict):
-        return False
-    if node.get("x-sensitive") is True:
-        return True
-    children = list((node.get("properties") or {}).values())
-    for key in ("items", "additionalProperties"):
-        if isinstance(node.get(key), dict):
-            children.append(node[key])
-    return any(_holds_sensitive(c) for c in children)
-
-
 def _parent(record: dict, run_dir: Path, schema: dict | None, dest: Path | None) -> dict | None:
-    parent = runfacts.parent_of(record)
+    parent = runfacts.parent_of(record, schema)
     if parent is None:
         return None
     report = run_dir.parent / parent["run_id"] / REPORT_NAME
     base = Path(dest).parent if dest is not None else run_dir
     parent["href"] = Path(os.path.relpath(report, base)).as_posix()
     parent["has_report"] = report.is_file()
-    parent["changes"] = [(name, runfacts.MASK if _sensitive_name(schema, name) else runfacts.value_text(value))
-                         for name, value in (parent.get("changes") or {}).items()]
     return parent
 
 
@@ -276,8 +239,8 @@ def _timeline(prov: dict, scrub) -> dict:
             job["width"] = max(0.6, round(100 * (job["duration_s"] or 0) / span, 2))
         else:
             job["left"], job["width"] = 0, 0.6
-        job["duration"] = _duration(job["duration_s"]) or "–"
-    return {"jobs": jobs, "span": _duration(span) or "–"}
+        job["duration"] = runfacts.duration_text(job["duration_s"])
+    return {"jobs": jobs, "span": runfacts.duration_text(span)}
 
 
 # ---- rendering and writing -----------------------------------------------------------------------

@@ -60,6 +60,18 @@ def cut_line(text: Any, limit: int = LINE_CHARS) -> str:
     return text[:head] + " … " + text[-(limit - head - 3):]
 
 
+def duration_text(seconds: Any, compact: bool = False) -> str:
+    """'13.8 s', '1 min 06 s', '2 h 05 min' ('13.8s', '1m06s', '2h05m' when compact); '–' when unknown."""
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
+        return "-" if compact else "–"
+    if seconds < 60:
+        return f"{seconds:.1f}{'' if compact else ' '}s"
+    minutes, secs = divmod(int(round(seconds)), 60)
+    if compact:
+        return f"{minutes}m{secs:02d}s" if minutes < 60 else f"{minutes // 60}h{minutes % 60:02d}m"
+    return f"{minutes} min {secs:02d} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
 def log_tail(path: Path, n: int = LOG_TAIL_LINES) -> list[str]:
     """The last `n` non-blank lines of a text file (each cut to one readable line); [] when unreadable."""
     try:
@@ -198,8 +210,9 @@ def masked_params(schema: dict | None, params: dict) -> dict:
     return hide_hashes(out)
 
 
-def value_text(value: Any) -> str:
-    """A param value as a person reads it: text as is, lists as `a, b`, mappings as `k: v; k: v`."""
+def value_text(value: Any, nested: bool = False) -> str:
+    """A param value as a person reads it: text as is, lists as `a, b`, mappings as `k: v; k: v`, and inside
+    those, lists as `[a, b]` and mappings as `k=v, k=v` (never a Python or JSON repr)."""
     if isinstance(value, str):
         return value
     if isinstance(value, bool):
@@ -207,11 +220,17 @@ def value_text(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, list):
-        return ", ".join(value_text(v) if not isinstance(v, (list, dict)) else json.dumps(v, sort_keys=True)
-                         for v in value) if value else "(empty list)"
+        if not value:
+            return "[]" if nested else "(empty list)"
+        text = ", ".join("{" + value_text(v, True) + "}" if isinstance(v, dict) else value_text(v, True)
+                         for v in value)
+        return f"[{text}]" if nested else text
     if isinstance(value, dict):
-        return "; ".join(f"{k}: {value_text(v) if not isinstance(v, dict) else json.dumps(v, sort_keys=True)}"
-                         for k, v in value.items()) if value else "(empty)"
+        if not value:
+            return "{}" if nested else "(empty)"
+        if nested:
+            return ", ".join(f"{k}={value_text(v, True)}" for k, v in value.items())
+        return "; ".join(f"{k}: {value_text(v, True)}" for k, v in value.items())
     return str(value)
 
 
@@ -322,13 +341,43 @@ def origin_of(record: dict, run_dir: Path, prov: dict | None = None) -> Origin:
     return Origin(door, None, None, None, operator)
 
 
-def parent_of(record: dict) -> dict | None:
-    """{kind: fork|rerun, run_id, changes} when the run was made from another run."""
+def parent_of(record: dict, schema: dict | None) -> dict | None:
+    """{kind: fork|rerun, run_id, changes: [(param, shown value)]} when the run was made from another run;
+    a changed sensitive param (or, without a contract, any param) shows as MASK."""
     if record.get("parent_run"):
-        return {"kind": "fork", "run_id": record["parent_run"], "changes": record.get("fork_changes") or {}}
+        changes = [(name, MASK if sensitive_name(schema, name) else value_text(value))
+                   for name, value in (record.get("fork_changes") or {}).items()]
+        return {"kind": "fork", "run_id": record["parent_run"], "changes": changes}
     if record.get("rerun_of"):
-        return {"kind": "rerun", "run_id": record["rerun_of"], "changes": {}}
+        return {"kind": "rerun", "run_id": record["rerun_of"], "changes": []}
     return None
+
+
+def sensitive_name(schema: dict | None, name: str) -> bool:
+    """Whether a (dotted) param name is, holds or lies inside an `x-sensitive` param (unknown contract:
+    every name, fail closed)."""
+    if schema is None:
+        return True
+    node = schema
+    for part in name.split("."):
+        if not isinstance(node, dict) or node.get("x-sensitive") is True:
+            return True
+        node = (node.get("properties") or {}).get(part)
+        if node is None:
+            return False
+    return _holds_sensitive(node)
+
+
+def _holds_sensitive(node: Any) -> bool:
+    if not isinstance(node, dict):
+        return False
+    if node.get("x-sensitive") is True:
+        return True
+    children = list((node.get("properties") or {}).values())
+    for key in ("items", "additionalProperties"):
+        if isinstance(node.get(key), dict):
+            children.append(node[key])
+    return any(_holds_sensitive(c) for c in children)
 
 
 # ---- jobs ----------------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ from snakegate.settings import Settings
 class RunOptions:
     """The Snakemake options snakegate passes through; nothing else reaches Snakemake."""
 
-    cores: int = 1
+    cores: int | str = 1  # a number, or "all" as Snakemake takes it
     executor: str | None = None
     jobs: int | None = None
     profile: str | None = None  # a profile file that passed profiles.check (an absolute path)

@@ -335,7 +335,13 @@ def test_a_damaged_record_is_listed_unreadable_and_never_hides_the_others(regist
     (bad_prov / "prov.json").write_text("{\"entity\": [1, 2")
     proc = sg(registry, "runs")
     assert proc.returncode == 0
-    lines = {line.split()[0]: line for line in proc.stdout.splitlines()}
+    lines: dict[str, str] = {}  # a run's row and the note lines indented below it
+    for line in proc.stdout.splitlines():
+        if line.startswith(" "):
+            lines[key] += " " + line.strip()
+        else:
+            key = line.split()[0]
+            lines[key] = line
     assert "succeeded" in lines[good.name]
     assert "unreadable" in lines[bad_run.name] and "run.json is not valid JSON" in lines[bad_run.name]
     assert "unreadable" in lines[bad_prov.name] and "prov.json is not valid JSON" in lines[bad_prov.name]

@@ -21,12 +21,8 @@ STATUS_MARK = {"succeeded": "✓", "failed": "✗", "cancelled": "■", "running
 
 
 def duration_text(seconds: Any) -> str:
-    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
-        return "–"
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, secs = divmod(int(round(seconds)), 60)
-    return f"{minutes} min {secs:02d} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+    from snakegate.runfacts import duration_text as text  # one definition for the CLI, the report and the chat
+    return text(seconds)
 
 
 def when_text(started: Any) -> str:

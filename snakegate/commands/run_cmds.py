@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 
 from snakegate.errors import ExitCode, UserError
 
 PASS_THROUGH = "--cores, --executor, --jobs, --profile"
+RUN_STATUSES = ("running", "succeeded", "failed", "cancelled", "interrupted", "incomplete", "unreadable")
 
 
 def add_snakemake_options(p) -> None:
     g = p.add_argument_group("Snakemake options passed through (only these)")
-    g.add_argument("--cores", type=int, default=1, metavar="N", help="cores for local jobs (default 1)")
+    g.add_argument("--cores", type=cores_value, default=1, nargs="?", const="all", metavar="N",
+                   help="cores for local jobs: a number, or `all` (or no value) for every core, as Snakemake "
+                        "takes it (default 1)")
     g.add_argument("--executor", metavar="NAME", help="Snakemake executor plugin, e.g. slurm")
     g.add_argument("--jobs", type=int, metavar="N", help="jobs submitted at once (cluster executors)")
     g.add_argument("--profile", metavar="DIR", help="Snakemake profile folder (or $SNAKEMAKE_PROFILE); only the "
@@ -20,15 +24,34 @@ def add_snakemake_options(p) -> None:
     p.add_argument("-v", "--verbose", action="store_true", help="show Snakemake's own output")
 
 
+def cores_value(text: str) -> int | str:
+    """--cores N or --cores all, as Snakemake reads it."""
+    if text.strip().lower() == "all":
+        return "all"
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of cores or `all` (got {text!r})") from None
+
+
 def register(sub, epilog: str) -> None:
     p = sub.add_parser("run", help="gate a run config and run it with Snakemake", epilog=epilog,
                        description=f"Gate RUN_YAML, write runs/<run_id>/, run it with Snakemake. Only {PASS_THROUGH} "
                                    "reach Snakemake; anything else is refused.")
     p.add_argument("config", help="run config YAML")
+    p.add_argument("-n", "--dry-run", "--dryrun", dest="dry_run", action="store_true",
+                   help="not here: `snakegate validate CONFIG` checks a config without running a job")
     add_snakemake_options(p)
     p.set_defaults(handler=cmd_run, passes_to_snakemake=True)
 
-    p = sub.add_parser("runs", help="list runs (newest last)", epilog=epilog)
+    p = sub.add_parser("runs", help="list runs (newest last)", epilog=epilog,
+                       description="List the runs of the registry by start time, newest last, every kind "
+                                   "(snakegate run, chat, plain snakemake, forks, reruns).")
+    p.add_argument("--workflow", metavar="ID", help="only runs of this workflow")
+    p.add_argument("--status", metavar="STATUS", help="only runs with this status: " + ", ".join(RUN_STATUSES))
+    p.add_argument("--since", metavar="WHEN", help="only runs started since WHEN: a UTC date or time "
+                   "(2026-11-24, 2026-11-24T14:00) or an age (90m, 12h, 7d, 2w)")
+    p.add_argument("--limit", type=int, metavar="N", help="only the newest N runs (still listed newest last)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=cmd_runs)
 
@@ -41,8 +64,8 @@ def register(sub, epilog: str) -> None:
 def options_from(args, **extra):
     from snakegate.profiles import check_executor, checked_profile
     from snakegate.runner import RunOptions
-    if args.cores < 1:
-        raise UserError(f"--cores must be at least 1 (got {args.cores})")
+    if args.cores != "all" and args.cores < 1:
+        raise UserError(f"--cores must be at least 1, or `all` (got {args.cores})")
     if args.jobs is not None and args.jobs < 1:
         raise UserError(f"--jobs must be at least 1 (got {args.jobs})")
     check_executor(args.executor)
@@ -120,6 +143,10 @@ def _rel(path, root) -> str:
 
 def cmd_run(ctx) -> int:
     from snakegate.runconfig import read_run_config
+
+    if ctx.args.dry_run:
+        raise UserError(f"snakegate run has no dry run: `snakegate validate {ctx.args.config}` passes the config "
+                        "through the whole gate, Snakemake's own DAG step included, and runs no job")
     from snakegate.commands.registry_cmds import print_gate_result
     from snakegate.models import GateResult
 
@@ -152,8 +179,18 @@ def _records(ctx) -> list[tuple]:
 
 
 def cmd_runs(ctx) -> int:
+    from snakegate.commands import run_views
+    from snakegate.contract import did_you_mean
     from snakegate.provenance import runstore
 
+    args = ctx.args
+    if args.status and args.status not in RUN_STATUSES:
+        close = did_you_mean(args.status, RUN_STATUSES)
+        raise UserError(f"--status {args.status!r} is not a run status"
+                        + (f"; did you mean `{close}`?" if close else f"; use one of {', '.join(RUN_STATUSES)}"))
+    if args.limit is not None and args.limit < 1:
+        raise UserError(f"--limit must be at least 1 (got {args.limit})")
+    since = run_views.parse_since(args.since) if args.since else None
     rows = []
     for folder, r, note in _records(ctx):
         row = {"run_id": r.get("run_id") or folder.name, "workflow": r.get("workflow"), "status": r.get("status"),
@@ -161,19 +198,34 @@ def cmd_runs(ctx) -> int:
                "invocation_id": r.get("invocation_id")}
         if note:
             row["note"] = note
+        if not row["started"]:  # no start recorded (an unreadable record): the folder's time places it
+            row["folder_time"] = _folder_time(folder)
         rows.append(row)
-    if ctx.args.json:
-        print(json.dumps({"runs": rows}, indent=2, sort_keys=True))
+    shown = run_views.select(rows, args.workflow, args.status, since, args.limit)
+    matched = len(run_views.select(rows, args.workflow, args.status, since, None))
+    if args.json:
+        for row in shown:
+            row.pop("folder_time", None)
+        print(json.dumps({"runs": shown, "matched": matched, "total": len(rows)}, indent=2, sort_keys=True))
         return ExitCode.OK
     if not rows:
         print(f"no runs yet in {ctx.settings.runs_dir}")
         return ExitCode.OK
-    for r in rows:
-        dur = f"{r['duration_s']:.1f}s" if isinstance(r["duration_s"], (int, float)) else "-"
-        line = (f"{r['run_id']:<34} {str(r['workflow'] or '-'):<22} {str(r['status']):<11} "
-                f"{str(r['started'] or '-'):<25} {dur:>8}  {(r['invocation_id'] or '')[:12]}")
-        print(line + (f"  ({r['note']})" if r.get("note") else ""))
+    if not shown:
+        known = sorted({str(r.get("workflow")) for r in rows if r.get("workflow")})
+        hint = f" (runs exist of: {', '.join(known)})" if args.workflow and args.workflow not in known else ""
+        print(f"no run matches the filters among the {len(rows)} runs in {ctx.settings.runs_dir}{hint}")
+        return ExitCode.OK
+    print("\n".join(run_views.runs_lines(shown, len(rows))))
     return ExitCode.OK
+
+
+def _folder_time(folder) -> str:
+    import datetime as _dt
+    try:
+        return _dt.datetime.fromtimestamp(folder.stat().st_mtime, _dt.timezone.utc).isoformat()
+    except OSError:
+        return ""
 
 
 def find_run_or_fail(ctx, ref: str):
@@ -185,8 +237,9 @@ def find_run_or_fail(ctx, ref: str):
 
 
 def cmd_show_run(ctx) -> int:
-    from snakegate import staleruns
-    from snakegate.provenance import runstore
+    from snakegate import runfacts, staleruns
+    from snakegate.commands.run_views import show_run_lines
+    from snakegate.provenance import compare, runstore
 
     run_dir = find_run_or_fail(ctx, ctx.args.run)
     record, problem = runstore.load_run(run_dir)
@@ -194,31 +247,22 @@ def cmd_show_run(ctx) -> int:
         raise UserError(f"the record of run {run_dir.name} cannot be read: {problem} (folder {run_dir}); "
                         "the other runs are not affected", ExitCode.INVALID)
     record = staleruns.refresh(ctx.settings, run_dir, record)
+    record.setdefault("run_id", run_dir.name)
     note = staleruns.record_note(run_dir, record)
     if ctx.args.json:
         print(json.dumps({**record, **({"note": note} if note else {})}, indent=2, sort_keys=True))
         return ExitCode.OK
-    keys = ["run_id", "workflow", "version", "status", "stage", "source", "started", "ended", "duration_s",
-            "exit_code", "invocation_id", "failed_rule", "error", "cancelled_by", "interrupted_detected_at"]
-    for k in keys:
-        if record.get(k) is not None:
-            print(f"{k:<14} {record[k]}")
-    if record.get("status") == "running" and record.get("snakemake_pid"):
-        print(f"{'snakemake pid':<14} {record['snakemake_pid']} (stop it with kill -TERM {record['snakemake_pid']})")
-    if record.get("running_jobs"):
-        print(f"{'running jobs':<14} {', '.join(record['running_jobs'])}")
-    failure = record.get("failure") or {}
-    if failure.get("log"):
-        print(f"{'log':<14} {failure['log']}")
-    for line in failure.get("log_tail") or []:
-        print(f"{'':<14} | {line}")
-    for copy in failure.get("cluster_logs") or []:
-        print(f"{'cluster log':<14} {copy['path']} (from {copy['source']}, sha256 {copy['sha256'][:12]}…)")
-    for o in record.get("outputs", []):
-        print(f"{'output':<14} {o['name']}: {o['path']} ({'present' if o.get('exists') else 'missing'})")
-    for p in record.get("partial_outputs", []) or []:
-        print(f"{'partial':<14} {p}")
-    if note:
-        print(f"{'note':<14} {note}")
-    print(f"{'folder':<14} {run_dir}")
+    wf = runfacts.workflow_of(ctx.registry, run_dir)
+    schema = wf.schema if wf is not None else None
+    invocation = runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}
+    shown = runfacts.masked_params(schema, invocation.get("params") or {})
+    params = [(name, runfacts.value_text(value)) for name, value in shown.items()]
+    try:
+        prov = compare.load_prov(run_dir)
+    except compare.ProvMissing:
+        prov = {}
+    scrub = runfacts.Scrubber(run_dir, schema)
+    origin = runfacts.origin_of(record, run_dir, prov)
+    lines = show_run_lines(record, origin, params, runfacts.parent_of(record, schema), run_dir, note)
+    print("\n".join(scrub(lines)))
     return ExitCode.OK

@@ -1,0 +1,152 @@
+"""How `snakegate runs` and `snakegate show-run` read at 80 columns: the run list (header, newest last,
+filters) and one run's record (params, readable lists, where it came from).
+
+Pure functions from records (run.json as read by the run store) to lines; the commands in run_cmds.py
+read the run folders and print. Sensitive params are masked (snakegate.runfacts) before they get here.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from typing import Any
+
+from snakegate.commands.layout import field, table, width, wrap
+from snakegate.errors import UserError
+from snakegate.runfacts import cut_line, duration_text
+
+LABEL = 16
+_RELATIVE = re.compile(r"(\d+)\s*(m|min|h|d|w)", re.I)
+_UNITS = {"m": 60, "min": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+# ---- the list ------------------------------------------------------------------------------------
+def parse_since(text: str, now: _dt.datetime | None = None) -> _dt.datetime:
+    """--since: a UTC date or time (2026-11-24, 2026-11-24T04:00, with or without Z) or an age (90m, 12h, 7d, 2w)."""
+    now = now or _dt.datetime.now(_dt.timezone.utc)
+    relative = _RELATIVE.fullmatch(text.strip())
+    if relative:
+        return now - _dt.timedelta(seconds=int(relative.group(1)) * _UNITS[relative.group(2).lower()])
+    try:
+        when = _dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise UserError(f"--since {text!r} is not a time; give a UTC date or time such as 2026-11-24 or "
+                        "2026-11-24T14:00, or an age such as 90m, 12h, 7d or 2w") from None
+    return when if when.tzinfo else when.replace(tzinfo=_dt.timezone.utc)
+
+
+def start_key(row: dict) -> str:
+    """What 'newest last' sorts by: the recorded start (UTC ISO text), else the folder's time."""
+    return str(row.get("started") or row.get("folder_time") or "")
+
+
+def select(rows: list[dict], workflow: str | None, status: str | None, since: _dt.datetime | None,
+           limit: int | None) -> list[dict]:
+    """The rows that pass the filters, oldest first by start time; the newest `limit` of them."""
+    out = [r for r in rows if (not workflow or r.get("workflow") == workflow)
+           and (not status or r.get("status") == status)]
+    if since is not None:
+        out = [r for r in out if _time(start_key(r)) and _time(start_key(r)) >= since]
+    out.sort(key=lambda r: (start_key(r), str(r.get("run_id"))))
+    return out[-limit:] if limit else out
+
+
+def _time(text: str) -> _dt.datetime | None:
+    try:
+        when = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=_dt.timezone.utc)
+
+
+def started_text(started: Any) -> str:
+    """'2026-11-22T16:09:20.123Z' -> '2026-11-22 16:09' (UTC, as recorded)."""
+    return f"{started[:10]} {started[11:16]}" if isinstance(started, str) and len(started) >= 16 else "-"
+
+
+def runs_lines(rows: list[dict], total: int, total_width: int | None = None) -> list[str]:
+    """The table: RUN, WORKFLOW, STATUS, STARTED (UTC), TIME; a row's note on the lines below it."""
+    cells = [[str(r["run_id"]), str(r.get("workflow") or "-"), str(r.get("status") or "unknown"),
+              started_text(r.get("started")), duration_text(r.get("duration_s"), compact=True)] for r in rows]
+    lines = table(["RUN", "WORKFLOW", "STATUS", "STARTED (UTC)", "TIME"], cells, flexible=1, right={4},
+                  total=total_width)
+    out = [lines[0]]
+    for r, line in zip(rows, lines[1:]):
+        out.append(line)
+        if r.get("note"):
+            out += wrap(f"note: {r['note']}", indent=4, total=total_width)
+    if len(rows) < total:
+        out.append(f"({len(rows)} of {total} runs shown, newest last)")
+    return out
+
+
+# ---- one run -------------------------------------------------------------------------------------
+def value_lines(label: str, value: Any, indent: int = 0, label_width: int = LABEL,
+                total: int | None = None) -> list[str]:
+    from snakegate.runfacts import value_text
+    return field(label, value_text(value), label_width=label_width, indent=indent, total=total)
+
+
+def show_run_lines(record: dict, origin, params: list[tuple[str, str]], parent: dict | None, run_dir,
+                   note: str | None, total: int | None = None) -> list[str]:
+    """One run: its facts, where it came from, its params, what went wrong, its outputs, its folder."""
+    out: list[str] = []
+
+    def put(label, value, indent=0, label_width=LABEL):
+        if value not in (None, "", []):
+            out.extend(value_lines(label, value, indent=indent, label_width=label_width, total=total))
+
+    put("run_id", record.get("run_id"))
+    put("workflow", " ".join(str(v) for v in (record.get("workflow"), record.get("version")) if v))
+    put("status", record.get("status"))
+    put("stage", record.get("stage"))
+    put("source", origin.source if origin.approved_by else origin.door)
+    if origin.approved_by:
+        put("approved_at", origin.approved_at)
+    put("operator", origin.operator)
+    for key in ("started", "ended"):
+        put(key, record.get(key))
+    put("duration_s", record.get("duration_s"))
+    put("exit_code", record.get("exit_code"))
+    put("invocation_id", record.get("invocation_id"))
+    if parent:
+        changes = "; ".join(f"{k}: {v}" for k, v in parent["changes"])
+        put(f"{parent['kind']}_of", parent["run_id"] + (f" ({changes})" if changes else ""))
+    if params:
+        out.append("params")
+        name_width = min(max(len(name) for name, _ in params) + 2, 24)
+        for name, value in params:
+            out.extend(field(name, value, label_width=name_width, indent=2, total=total))
+    put("error", record.get("error"))
+    failure = record.get("failure") or {}
+    put("failed_rule", failure.get("rule") or record.get("failed_rule"))
+    put("log", failure.get("log") or record.get("failed_log"))
+    room = (total or width()) - LABEL - 2
+    for line in failure.get("log_tail") or []:  # a log line is cut in the middle, never reflowed
+        out.append(f"{'':<{LABEL}}| {cut_line(line.rstrip(), room)}")
+    for copy in failure.get("cluster_logs") or []:
+        put("cluster log", f"{copy['path']} (from {copy['source']}, sha256 {copy['sha256'][:12]}…)")
+    put("cancelled_by", record.get("cancelled_by"))
+    if record.get("status") == "running" and record.get("snakemake_pid"):
+        pid = record["snakemake_pid"]
+        put("snakemake_pid", f"{pid} (stop it with kill -TERM {pid})")
+    put("running_jobs", record.get("running_jobs"))
+    put("interrupted_detected_at", record.get("interrupted_detected_at"))
+    put("missing_outputs", record.get("missing_outputs"))
+    for change in record.get("input_changed") or []:
+        gated, now = str(change.get("gated_sha256"))[:12], str(change.get("current_sha256"))[:12]
+        put("input_changed", f"{change.get('param')}: {change.get('path')} (gated sha256 {gated}…, now {now}…)")
+    outputs = [o for o in record.get("outputs") or [] if isinstance(o, dict)]
+    if outputs:
+        out.append("outputs")
+        name_width = min(max(len(str(o.get("name"))) for o in outputs) + 2, 24)
+        for o in outputs:
+            out.extend(field(str(o.get("name")), f"{o.get('path')} ({'present' if o.get('exists') else 'missing'})",
+                             label_width=name_width, indent=2, total=total))
+    put("partial", record.get("partial_outputs"))
+    put("note", note)
+    from pathlib import Path
+
+    from snakegate.runfacts import relative_to
+    put("folder", relative_to(run_dir, Path.cwd()))
+    return out
