@@ -53,73 +53,16 @@ def cmd_list(ctx) -> int:
     return ExitCode.OK
 
 
-def _type_text(schema: dict) -> str:
-    if "x-artifact" in schema:
-        return f"path ({schema['x-artifact']})"
-    t = schema.get("type", "any")
-    if isinstance(t, list):
-        t = "|".join(t)
-    if t == "array" and isinstance(schema.get("items"), dict):
-        t = f"list of {schema['items'].get('type', 'any')}"
-    return t
-
-
-def _allowed_text(schema: dict) -> str:
-    if "enum" in schema:
-        return " | ".join(map(str, schema["enum"]))
-    bits = []
-    for key, sym in (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="), ("exclusiveMaximum", "<")):
-        if key in schema:
-            bits.append(f"{sym} {schema[key]}")
-    if "x-column-of" in schema:
-        bits.append(f"column of {schema['x-column-of']}")
-    if "x-builtins" in schema:
-        bits.append("or " + ", ".join(schema["x-builtins"]))
-    items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
-    if "enum" in items:
-        bits.append("each: " + " | ".join(map(str, items["enum"])))
-    return ", ".join(bits)
-
-
-def param_rows(schema: dict) -> list[dict]:
-    required = set(schema.get("required", []))
-    rows = []
-    for name, sub in (schema.get("properties") or {}).items():
-        rows.append({
-            "name": name, "type": _type_text(sub), "required": name in required,
-            "default": json.dumps(sub["default"]) if "default" in sub else "",
-            "allowed": _allowed_text(sub), "description": sub.get("description", ""),
-        })
-    return rows
-
-
 def cmd_show(ctx) -> int:
+    from snakegate.commands.workflow_view import show_lines
+
     wf = ctx.workflow(ctx.args.id)
     m = wf.manifest
     if ctx.args.json:
         print(json.dumps({"manifest": m.model_dump(), "schema": wf.schema}, indent=2, sort_keys=True))
         return ExitCode.OK
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console(soft_wrap=False)
-    if not console.is_terminal:
-        console.width = 140  # piped output: wide enough that names and defaults never wrap
-    console.print(f"[bold]{m.id}[/bold] {m.version} — {m.title}  ({m.trust})")
-    console.print(m.description)
-    if m.tags:
-        console.print("tags: " + ", ".join(m.tags))
-    table = Table(title="parameters", show_lines=False)
-    for col in ("name", "type", "required", "default", "allowed values"):
-        table.add_column(col, no_wrap=col in ("name", "type", "required"), overflow="fold")
-    table.add_column("description", overflow="fold", ratio=1)
-    for row in param_rows(wf.schema):
-        table.add_row(row["name"], row["type"], "yes" if row["required"] else "", row["default"], row["allowed"],
-                      row["description"])
-    console.print(table)
-    console.print("outputs: " + ", ".join(f"{o.path} ({o.type})" for o in m.outputs.values()))
-    if wf.examples():
-        console.print("examples: " + ", ".join(str(p.relative_to(ctx.registry.root)) for p in wf.examples()))
+    examples = [str(p.relative_to(ctx.registry.root)) for p in wf.examples()]
+    print("\n".join(show_lines(m, wf.schema, examples)))
     return ExitCode.OK
 
 
