@@ -3,7 +3,8 @@
 Everything here works from the run folders alone (prov.json, invocation.json,
 run.json and the files); nothing is written. `verify()` re-hashes every file
 prov.json recorded and the workflow folder; `diff_runs()` lists parameter,
-output-hash and JSON-value differences; `output_status()` says per declared
+output-hash and JSON-value differences, and for CSV/TSV outputs the rows and cells that changed
+(tablediff.py); `output_status()` says per declared
 output whether two runs made the same bytes; `changed_rules()` compares two
 DAGs (plain job dicts) by rule.
 """
@@ -18,7 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from snakegate.provenance import runstore
+from snakegate.provenance import tablediff
 from snakegate.provenance.hashing import workflow_hash
+
+TABLE_SUFFIXES = (".csv", ".tsv", ".tab")
 
 
 class ProvMissing(Exception):
@@ -208,7 +212,8 @@ def _read_json_file(path: Path) -> Any:
 
 def diff_runs(run_a: Path, run_b: Path, outputs: tuple[dict | None, dict | None] = (None, None),
               redact: tuple = (None, None)) -> dict:
-    """Parameter differences, output hash differences and, for JSON outputs, value differences.
+    """Parameter differences, output hash differences and, for JSON outputs, value differences; for CSV/TSV
+    outputs `table` (tablediff.compare_tables: rows added/removed/changed, the first few shown).
 
     `outputs` are the declared outputs (manifest dicts) of each run's workflow (None: read run.json);
     `redact` holds, per run, a `params -> params` function hiding its `x-sensitive` values.
@@ -234,6 +239,10 @@ def diff_runs(run_a: Path, run_b: Path, outputs: tuple[dict | None, dict | None]
             ja, jb = _read_json_file(Path(run_a) / ra["path"]), _read_json_file(Path(run_b) / rb["path"])
             if ja is not None and jb is not None:
                 entry["values"] = leaf_changes(ja, jb)
+        elif ha and hb and str(entry["path"]).lower().endswith(TABLE_SUFFIXES):
+            table = tablediff.compare_tables(Path(run_a) / ra["path"], Path(run_b) / rb["path"])
+            if table is not None:
+                entry["table"] = table
         outputs.append(entry)
     return {"run_a": Path(run_a).name, "run_b": Path(run_b).name,
             "workflow": [inv_a.get("workflow"), inv_b.get("workflow")],

@@ -8,6 +8,8 @@ or 'latest'.
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -75,6 +77,8 @@ def register(sub, epilog: str) -> None:
                    help="license of the crate's metadata (default https://spdx.org/licenses/MIT)")
     p.add_argument("--validate", action="store_true",
                    help="check the crate with roc-validator (Provenance Run Crate 0.5, REQUIRED checks)")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing ZIP, or a folder that holds an earlier RO-Crate")
     p.set_defaults(handler=cmd_export)
 
 
@@ -279,16 +283,58 @@ def cmd_diff(ctx) -> int:
     if result["outputs"]:
         print(f"outputs ({len(result['outputs'])} differ, {len(result['identical_outputs'])} identical):")
         for o in result["outputs"]:
-            values = o.get("values")
-            extra = f" ({len(values)} value(s) changed)" if values else ""
-            print(f"  {o['name']:<16} {o['path']}  {o['status']}{extra}")
-            for v in (values or [])[:20]:
-                print(f"      {v['path']}: {_show(v.get('a', '(absent)'))} -> {_show(v.get('b', '(absent)'))}")
-            if values and len(values) > 20:
-                print(f"      … {len(values) - 20} more (use --json)")
+            _print_output_change(o)
     else:
         print(f"outputs: all {len(result['identical_outputs'])} identical")
     return ExitCode.OK
+
+
+def _print_output_change(o: dict) -> None:
+    from snakegate.commands.layout import width, wrap
+    from snakegate.provenance import tablediff
+
+    values, table = o.get("values"), o.get("table")
+    if table:
+        extra = f": {tablediff.summary(table)}"
+    else:
+        extra = f" ({len(values)} value(s) changed)" if values else ""
+    print("\n".join(wrap(f"{o['path']} {o['status']}{extra}", indent=6, first=f"  {o['name']}: ")))
+    lines = [f"{v['path']}: {_show(v.get('a', '(absent)'))} -> {_show(v.get('b', '(absent)'))}"
+             for v in (values or [])[:20]]
+    more = len(values) - 20 if values and len(values) > 20 else 0
+    if table:
+        lines = [tablediff.example_text(e) for e in table["examples"]]
+        more = table["rows_added"] + table["rows_removed"] + table["rows_changed"] - len(lines)
+    for line in lines:
+        print(_cut(f"      {line}", width()))
+    if more > 0:
+        print(f"      … {more} more (use --json)")
+
+
+def _cut(line: str, limit: int) -> str:
+    return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+CRATE_METADATA = "ro-crate-metadata.json"
+
+
+def _existing_crate(dest: Path, force: bool) -> str | None:
+    """What --ro-crate DEST would replace ("zip", "folder", or None for nothing); refuses unless --force, and
+    even then a folder that is not an earlier RO-Crate (--force never empties an arbitrary folder)."""
+    if dest.suffix.lower() == ".zip" and dest.is_file():
+        if not force:
+            raise UserError(f"{dest} already exists; add --force to replace it, or give another path "
+                            "(nothing was written)")
+        return "zip"
+    if dest.is_dir() and any(dest.iterdir()):
+        if not (dest / CRATE_METADATA).is_file():
+            raise UserError(f"{dest} is not empty and holds no RO-Crate; give a new or empty "
+                            "folder, or a .zip path (nothing was written)")
+        if not force:
+            raise UserError(f"{dest} already holds an RO-Crate; add --force to replace it, or give another "
+                            "path (nothing was written)")
+        return "folder"
+    return None
 
 
 def _show(value) -> str:
@@ -307,13 +353,21 @@ def cmd_export(ctx) -> int:
         raise UserError(f"the workflow of run {run_dir.name} is no longer in the registry at "
                         f"{ctx.settings.registry_root}; the crate needs its folder", ExitCode.INVALID)
     dest = Path(ctx.args.ro_crate)
+    replace = _existing_crate(dest, ctx.args.force)
+    target = dest.with_name(f".{dest.name}.new-{os.getpid()}") if replace == "folder" else dest
     try:
-        rocrate_export.export(run_dir, ctx.settings.registry_root, dest, wf.manifest.model_dump(), wf.schema,
+        rocrate_export.export(run_dir, ctx.settings.registry_root, target, wf.manifest.model_dump(), wf.schema,
                               wf.folder, license=ctx.args.license or rocrate_export.DEFAULT_LICENSE)
-    except compare.ProvMissing as exc:
-        raise UserError(str(exc), ExitCode.INVALID) from None
-    except rocrate_export.ExportError as exc:
-        raise UserError(str(exc)) from None
+    except (compare.ProvMissing, rocrate_export.ExportError) as exc:
+        if target != dest:
+            shutil.rmtree(target, ignore_errors=True)  # a half-written new crate never stays behind
+        raise UserError(str(exc), ExitCode.INVALID if isinstance(exc, compare.ProvMissing) else ExitCode.USAGE) \
+            from None
+    if replace == "folder":  # the new crate is complete: swap it in, then drop the old one
+        old = dest.with_name(f".{dest.name}.old-{os.getpid()}")
+        os.replace(dest, old)
+        os.replace(target, dest)
+        shutil.rmtree(old, ignore_errors=True)
     print(f"wrote the Workflow Run RO-Crate (Provenance Run Crate 0.5) of run {run_dir.name} to {dest}")
     if ctx.args.validate:
         from snakegate.provenance import rocval
