@@ -1,7 +1,7 @@
 # snakegate top-level Snakefile: the plain-snakemake entry to the registry.
 #
 #   snakemake --configfile runs/<run_id>/config.yaml --cores 2          # laptop
-#   snakemake --configfile run.yaml --executor slurm --jobs 50          # cluster
+#   snakemake --configfile run.yaml --profile profiles/slurm            # Slurm (README: Running on a cluster)
 #
 # Order matters: the run config is gated at parse time, before any DAG or job
 # exists; only then is the workflow included as a module, from the run folder's
