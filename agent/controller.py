@@ -1,7 +1,7 @@
 """The conversation: runs the model/tool loop, keeps the draft, and lets only a UI approval execute it.
 
 Owns the message history (OpenAI wire format), the sensitive values the
-researcher entered out-of-band (`set_secret`/`send_secret`), the current
+researcher entered out of band (`set_sensitive`/`enter_sensitive`), the current
 `Draft` and the one live `Approval`. `send()` asks the backend for the next
 step, runs the platform actions it asks for within the caps (agent/limits.py),
 writes a draft when validate_params or fork_run passes the gate, logs
@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 
 from snakegate.agent import limits
 from snakegate.agent.act_data import data_files
+from snakegate.agent.act_registry import param_table
 from snakegate.agent.actions import ActionContext, Outcome, call_action, conversation_secrets, error_result, result_json
 from snakegate.agent.approval import Approving
 from snakegate.agent.audit import AuditLog
@@ -38,10 +39,9 @@ from snakegate.agent.drafts import write_draft
 from snakegate.agent.events import (
     ActionCalled, Approval, AssistantSaid, BackendFailed, Draft, DraftCleared, DraftReady, Event, SecretRequested,
 )
+from snakegate.agent.guided_parse import request_values
 from snakegate.agent.history import call_key, request_view, scrub_messages
 from snakegate.agent.prompt import clear_choice, relative, system_prompt
-from snakegate.agent.act_registry import param_table
-from snakegate.agent.guided_parse import request_values
 from snakegate.agent.redact import MASKED_NOTE, MASKED_NOTE_RE, sensitive_params
 from snakegate.agent.tools import conversation_tools, params_schema
 from snakegate.errors import UserError

@@ -5,8 +5,10 @@ numbered list, yes/no, lists, JSON or `name=value` objects, bounds such as
 "Cr between 15 and 30" or "Cr.max=25"), checks what can be checked without
 the gate (allowed values, ranges, columns of a table already inspected), and
 finds the values a first request already names (a data file path, an allowed
-value such as "median" or "leave-one-out", `name=value`, a column). Validity
-beyond that is the gate's: nothing here reads a file or calls an action.
+value such as "median" or "leave-one-out", `name=value`, a column; the
+conversation uses `request_values` too, to shape what a constrained model step
+may set). Validity beyond that is the gate's: nothing here reads a file or
+calls an action.
 """
 
 from __future__ import annotations

@@ -183,16 +183,21 @@ class OpenAIBackend:
     def _server_root(self) -> str:
         return self.base_url[: -len("/v1")] if self.base_url.endswith("/v1") else self.base_url
 
-    def detect_mode(self) -> str:
-        """Ask the server whether its chat template does tool calls; "native" when it does not say."""
+    def detect_mode(self) -> str | None:
+        """Ask the server whether its chat template does tool calls: "json" when it says no, "native" when it
+        says yes or does not say, None when it cannot be reached (ask again on the next request)."""
         import openai
 
         client = self._openai_client().with_options(timeout=min(self.timeout, 10.0))
+        reached = False
         try:  # llama.cpp's llama-server
             props = client.get(f"{self._server_root()}/props", cast_to=object)
+            reached = True
             caps = props.get("chat_template_caps") if isinstance(props, dict) else None
             if isinstance(caps, dict) and "supports_tool_calls" in caps:
                 return "native" if caps["supports_tool_calls"] else "json"
+        except openai.APIStatusError:
+            reached = True
         except (openai.APIError, ValueError, TypeError):
             pass
         try:  # Ollama
@@ -200,9 +205,12 @@ class OpenAIBackend:
             caps = shown.get("capabilities") if isinstance(shown, dict) else None
             if isinstance(caps, list):
                 return "native" if "tools" in caps else "json"
+            reached = True
+        except openai.APIStatusError:
+            reached = True
         except (openai.APIError, ValueError, TypeError):
             pass
-        return "native"
+        return "native" if reached else None
 
     # ---- a request ---------------------------------------------------------------------------------------
     def _body(self, mode: str, messages: list[dict], tools: list[dict]) -> dict:
@@ -224,11 +232,11 @@ class OpenAIBackend:
 
         if self.mode is None:
             self.mode = self.detect_mode()
-        body = self._body(self.mode, messages, tools)
+        body = self._body(self.mode or "native", messages, tools)
         try:
             response = self._openai_client().chat.completions.create(**body)
         except openai.APIStatusError as exc:
-            if self.tool_mode == "auto" and self.mode == "native" and tools and "tool" in _server_says(exc).lower():
+            if self.tool_mode == "auto" and self.mode != "json" and tools and "tool" in _server_says(exc).lower():
                 self.mode = "json"  # the server refuses tool definitions: ask for constrained JSON instead
                 return self.request(messages, tools)
             raise BackendError(self._explain(exc)) from None

@@ -180,3 +180,18 @@ def test_once_the_draft_passed_the_gate_a_json_step_may_only_talk(openai_server,
     in_mode(make_conversation, server, "json").send("profile the penguins")
     assert schema_of(server.requests[2]) == {"oneOf": [{"type": "object", "additionalProperties": False,
                                                         "required": ["say"], "properties": {"say": {"type": "string"}}}]}
+
+
+def test_auto_mode_asks_again_once_a_server_that_was_down_is_up(make_conversation):
+    from openai_server import ScriptedOpenAI
+
+    server = ScriptedOpenAI([step({"say": "Hello."})], props={"chat_template_caps": {"supports_tool_calls": False}})
+    url = server.bind()  # nothing listens yet
+    try:
+        convo = make_conversation(OpenAIBackend(url, DEFAULT_MODEL, timeout=5))
+        assert type(convo.send("hi")[0]).__name__ == "BackendFailed"
+        server.start()
+        convo.send("hi")
+        assert convo.backend.mode == "json" and "response_format" in server.requests[0]
+    finally:
+        server.stop()
