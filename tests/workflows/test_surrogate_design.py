@@ -24,7 +24,7 @@ GP_R2_FLOOR = 0.9  # cross-validated R^2 every target must reach with a GP on th
 FEATURES = ["Fe", "Ni", "Co", "Cr"]
 TARGETS = ["hardness_hv", "yield_strength_mpa"]
 CONSTRAINTS = {"Cr": {"min": 15, "max": 30}, "Ni": {"min": 10, "max": 40}}
-OUTPUTS = ["results/cv_metrics.json", "results/candidates.csv", "results/parity.png"]
+OUTPUTS = ["results/cv_metrics.json", "results/candidates.csv", "results/parity.png", "results/candidates.png"]
 INTERMEDIATES = ["results/table.csv", "results/cv_predictions.csv", "results/model.pkl"]
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 

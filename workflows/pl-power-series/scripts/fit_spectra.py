@@ -210,7 +210,11 @@ def plot(curves, path):
         ax.text(xw[-1], k + 0.15, f" {power:.3g} µW", fontsize=8, va="bottom", ha="left", color=color)
     ax.set_xlabel("wavelength (nm)")
     ax.set_ylabel("background-subtracted counts / fitted peak height (offset per power)")
-    ax.set_title("Emission spectra (grey circles) and peak fits (lines)")
+    ax.set_title("Emission spectra and peak fits, one per excitation power (µW)")
+    # one legend entry per kind of line; the spectra are told apart by the power written beside each
+    ax.plot([], [], "o", ms=2.5, mfc="none", mew=0.6, color="0.45", label="measured spectrum")
+    ax.plot([], [], "-", lw=1.4, color=cmap(0.5), label="peak fit (colour: excitation power)")
+    ax.legend(fontsize=8, loc="upper left")
     ax.margins(x=0.12)
     fig.tight_layout()
     fig.savefig(path, dpi=100, metadata={"Software": None})
