@@ -68,7 +68,7 @@ def build(registry, settings, run_dir: Path, dest: Path | None = None) -> dict:
         "prov_note": prov_note,
         "parent": _parent(record, run_dir, schema, dest),
         "params": _params(schema, invocation.get("params") or {}),
-        "outputs": _outputs(record, run_dir, wf, prov),
+        "outputs": _outputs(record, run_dir, wf, prov, scrub),
         "problem": scrub(_problem(record, run_dir, registry_root, status)),
         "timeline": _timeline(prov, scrub),
         "diagnostics": scrub(runfacts.diagnostics(run_dir)),
@@ -157,7 +157,9 @@ def _declared(record: dict, wf) -> list[dict]:
             for n, o in wf.manifest.outputs.items()]
 
 
-def _outputs(record: dict, run_dir: Path, wf, prov: dict) -> list[dict]:
+def _outputs(record: dict, run_dir: Path, wf, prov: dict, scrub) -> list[dict]:
+    """Every declared output with its sha256 (now, and as the PROV record holds it) and a preview; a
+    sensitive value the workflow wrote into a table or text is masked in the preview too."""
     recorded = _recorded(prov)
     rows = []
     for out in _declared(record, wf):
@@ -170,7 +172,8 @@ def _outputs(record: dict, run_dir: Path, wf, prov: dict) -> list[dict]:
                    recorded=recorded.get(out["name"]))
         row["matches_record"] = None if not (digest and row["recorded"]) else digest == row["recorded"]
         if exists:
-            row["preview"] = _preview(path, out.get("type"))
+            preview = _preview(path, out.get("type"))
+            row["preview"] = preview if not preview or preview["kind"] == "image" else scrub(preview)
         rows.append(row)
     return rows
 

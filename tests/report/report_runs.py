@@ -5,7 +5,8 @@
 - mcp: the same as the MCP server's execute tool starts it (backend "mcp", the client as the model);
 - incomplete: plain `snakemake --until wf_clean`, so declared outputs are missing;
 - interrupted: `snakegate run` and its Snakemake killed whole (SIGKILL to both process groups) mid-job;
-- hostile: tabular-profile on a table whose header and cells hold HTML and script text.
+- hostile: tabular-profile on a table whose header and cells hold HTML and script text;
+- leaky: a workflow that writes its x-sensitive token into a text and a table output.
 
 Session-scoped like prov_runs' fixtures; conftest.py imports them for the report tests.
 """
@@ -19,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from registry_copies import clean_env, new_run, run_names
+from prov_runs import SECRET
+from registry_copies import clean_env, git, new_run, run_names
 from run_faults import alive, kill_group, wait_for
 
 HOSTILE_COLUMN = '<img src=x onerror="console.error(1)">'
@@ -116,4 +118,65 @@ def interrupted_run(prov_registry) -> Path:
         front.communicate(timeout=30)
     assert wait_for(lambda: not alive(snakemake_pid), 30)
     assert json.loads((run / "run.json").read_text())["status"] == "running"
+    return run
+
+
+LEAKY = {
+    "workflow.yaml": """\
+        id: leaky
+        version: 0.1.0
+        title: Leaky workflow
+        description: Writes its secret token into its outputs, as a careless workflow might.
+        tags: [test]
+        maintainers: [{name: snakegate tests}]
+        trust: community
+        rules:
+          leak: {output: {text: text, table: csv-table}}
+        outputs:
+          text: {path: results/leak.txt, type: text, description: Holds the token.}
+          table: {path: results/leak.csv, type: csv-table, description: Holds the token in a cell.}
+        """,
+    "schema.json": json.dumps({
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+        "additionalProperties": False, "required": ["token"],
+        "properties": {"token": {"type": "string", "x-sensitive": True, "description": "A secret."}},
+    }),
+    "Snakefile": """\
+        rule all:
+            input:
+                "results/leak.txt",
+                "results/leak.csv",
+
+
+        rule leak:
+            output:
+                text="results/leak.txt",
+                table="results/leak.csv",
+            params:
+                token=config["token"],
+            shell:
+                "echo 'the token is {params.token}' > {output.text}; "
+                "printf 'name,value\\ntoken,{params.token}\\n' > {output.table}"
+        """,
+}
+
+
+@pytest.fixture(scope="session")
+def leaky_run(prov_registry) -> Path:
+    import textwrap
+
+    folder = prov_registry / "workflows" / "leaky"
+    folder.mkdir()
+    for name, text in LEAKY.items():
+        (folder / name).write_text(textwrap.dedent(text))
+    git(prov_registry, "add", "-A")
+    git(prov_registry, "commit", "-q", "-m", "a leaky workflow")
+    config = prov_registry / "leaky.yaml"
+    config.write_text(f"workflow: leaky\nparams:\n  token: {SECRET}\n")
+    before = run_names(prov_registry)
+    proc = subprocess.run([sys.executable, "-m", "snakegate.cli", "run", str(config)], cwd=prov_registry,
+                          env=clean_env(), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run = new_run(prov_registry, before)
+    assert SECRET in (run / "results" / "leak.txt").read_text()
     return run

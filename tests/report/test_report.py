@@ -165,6 +165,12 @@ def test_html_in_a_table_header_and_cells_is_shown_as_text_never_as_markup(prov_
     assert len(page.all("img")) == 1 and not page.all("script")
 
 
+def test_a_secret_a_workflow_wrote_into_its_outputs_is_masked_in_the_previews(prov_registry, leaky_run):
+    page, html = report(prov_registry, leaky_run)
+    assert SECRET not in html
+    assert "the token is ••••••" in page.text and "token ••••••" in page.text
+
+
 def test_the_same_run_gives_the_same_page_byte_for_byte(prov_registry, succeeded_run, tmp_path):
     _, first = report(prov_registry, succeeded_run, "-o", str(tmp_path / "a.html"))
     _, second = report(prov_registry, succeeded_run, "-o", str(tmp_path / "b.html"))
