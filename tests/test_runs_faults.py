@@ -182,7 +182,7 @@ def test_a_failed_job_is_recorded_with_its_exception_message_and_the_tail_of_its
     boom = next(a for a in prov_jobs(run_dir).values() if a["sg:rule"] == "boom")
     assert boom["sg:status"] == "failed" and boom["sg:error"] == record["error"]
     assert boom["sg:failureException"] == "RuntimeError" and message in boom["sg:logTail"]
-    shown = sg(registry, "show-run", run_dir.name).stdout
+    shown = " ".join(sg(registry, "show-run", run_dir.name).stdout.split())  # read as a user does: wrapped at 80
     assert f"RuntimeError: {message}" in shown and "stderr/boom.log" in shown
     # and the person at the terminal is told, on both paths
     said = out if path == "snakegate run" else err
@@ -320,7 +320,7 @@ def test_a_stale_run_whose_record_cannot_be_completed_says_so_and_changes_nothin
     assert row["status"] == "interrupted" and "could not be completed" in row["note"]
     assert "Read-only file system" in row["note"]
     shown = sg(registry, "show-run", run_dir.name, env=env)
-    assert shown.returncode == 0 and "could not be completed" in shown.stdout
+    assert shown.returncode == 0 and "could not be completed" in " ".join(shown.stdout.split())
     assert json.loads((run_dir / "run.json").read_text()) == stale
 
 
