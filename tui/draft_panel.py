@@ -41,7 +41,7 @@ class DraftPanel(Vertical):
     # ---- state ----------------------------------------------------------------------------------------------
 
     def set_state(self, state: str, text: str) -> None:
-        """The first line: none | ready | running | used | withdrawn | blocked (why ctrl+r did nothing)."""
+        """The first line: none | pending | ready | running | used | withdrawn | blocked (why ctrl+r did nothing)."""
         status = self.query_one("#draft-status", Static)
         status.update(text)
         status.set_classes(state)

@@ -23,6 +23,7 @@ LOADING = "loading the registry…"
 DRAFT_STATUS = {
     "none": "No draft yet",
     "ready": "● Ready · ctrl+r runs it",
+    "pending": "○ Passed the gate · ctrl+r once the answer ends",
     "running": "▶ Running · approved by {who}",
     "used": "◆ Used · its run {status}",
     "withdrawn": "Withdrawn · {reason}",

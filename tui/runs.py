@@ -72,6 +72,8 @@ class RunsMixin:
         if self.shown_draft.invocation_id in self.used:
             run, status = self.used[self.shown_draft.invocation_id]
             return "used", present.draft_status("used", run=run, status=status)
+        if not self.can_approve():  # the turn that drafted it is still going: ctrl+r would not run it yet
+            return "pending", present.draft_status("pending")
         return "ready", present.draft_status("ready")
 
     def _refresh_approve(self) -> None:

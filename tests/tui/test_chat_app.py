@@ -275,6 +275,37 @@ def test_each_action_shows_while_the_turn_goes_on(make_app):
         server.stop()
 
 
+def test_a_draft_that_passes_mid_turn_is_not_offered_to_ctrl_r_until_the_turn_ends(make_app, chat_registry):
+    """The panel never says "ctrl+r runs it" while ctrl+r would do nothing: during the turn that drafted it,
+    the draft shows as passed-but-wait, ctrl+r runs nothing, and the turn's end makes it Ready."""
+    server = ScriptedOpenAI([
+        [call("validate_params", {"workflow": "tabular-profile",
+                                  "params": {"dataset_file": "data/examples/tabular-penguins.csv"}})],
+        "The draft is ready: approve it in the panel."], delay=1.5)
+    app = make_app(guided=False, model=DEFAULT_MODEL, base_url=server.start())
+
+    async def scenario():
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            app.query_one("#prompt", Input).value = "profile the penguins table"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.shown_draft is not None, 10, "the draft on the panel")
+            assert app.thinking
+            assert text_of(app.query_one("#draft-status")) == present.draft_status("pending")
+            assert app.query_one("#approve", Button).disabled
+            await pilot.press("ctrl+r")
+            await pilot.pause()
+            assert not app.running and not (chat_registry / "runs").exists()
+            await wait_until(pilot, lambda: not app.thinking, 20, "the end of the turn")
+            assert text_of(app.query_one("#draft-status")) == present.draft_status("ready")
+            assert not app.query_one("#approve", Button).disabled
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        server.stop()
+
+
 def test_openai_backend_drafts_and_a_new_draft_replaces_the_old(make_app):
     table = "data/examples/tabular-penguins.csv"
     server = ScriptedOpenAI([
