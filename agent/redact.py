@@ -1,7 +1,8 @@
 """Hide `x-sensitive` values from the model: replace them by a placeholder, scrub them out of free text.
 
-Owns the placeholder "<redacted>" and the walk over a params object (through
-`snakegate.contract.iter_nodes`, so nested objects and array items count).
+Owns the walk over a params object (through `snakegate.contract.iter_nodes`, so
+nested objects and array items count); the placeholder "<redacted>" and what counts
+as a secret string are the provenance record's (`snakegate.provenance.secrets`).
 Pure functions on plain data: nothing is read, written or sent from here.
 """
 
@@ -12,8 +13,9 @@ import re
 from typing import Any
 
 from snakegate.contract import iter_nodes
+# One definition of what counts as a secret string, shared with the provenance record's scrubbing.
+from snakegate.provenance.secrets import PLACEHOLDER, secret_strings  # noqa: F401  (re-exported)
 
-PLACEHOLDER = "<redacted>"
 # What the conversation records when the researcher types a sensitive value into the masked field:
 # the model (or the guided dialogue) learns that the value exists, never the value.
 MASKED_NOTE = "(I entered `{param}` in the masked field.)"
@@ -55,26 +57,6 @@ def redact_params(schema: dict, params: Any) -> Any:
     for parts in sensitive_values(schema, params):
         _set(out, parts, PLACEHOLDER)
     return out
-
-
-def secret_strings(values) -> list[str]:
-    """The scalar text of sensitive values, longest first (so a secret inside another is replaced last).
-
-    Very short values ("1", "no") are left out: scrubbing them would mangle ordinary words."""
-    out: set[str] = set()
-    for value in values:
-        stack = [value]
-        while stack:
-            item = stack.pop()
-            if isinstance(item, dict):
-                stack.extend(item.values())
-            elif isinstance(item, list):
-                stack.extend(item)
-            elif isinstance(item, (str, int, float)) and not isinstance(item, bool):
-                text = str(item)
-                if len(text) >= 3 and text != PLACEHOLDER:
-                    out.add(text)
-    return sorted(out, key=len, reverse=True)
 
 
 def scrub(value: Any, secrets: list[str]) -> Any:

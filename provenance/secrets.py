@@ -143,9 +143,14 @@ def sensitive_values(schema: dict, params: Any) -> dict[tuple, Any]:
     return found
 
 
+# What the chat and the MCP server show in place of a sensitive value: never a secret itself.
+PLACEHOLDER = "<redacted>"
+
+
 def secret_strings(values) -> list[str]:
-    """The scalar text inside sensitive values, longest first; values under 3 characters are left out
-    (replacing "1" or "no" everywhere would mangle ordinary words). Keyed hashes are not secrets."""
+    """The scalar text inside sensitive values, longest first (so a secret inside another is replaced
+    last); values under 3 characters are left out (replacing "1" or "no" everywhere would mangle ordinary
+    words). Keyed hashes and the placeholder are not secrets."""
     out: set[str] = set()
     stack = list(values)
     while stack:
@@ -156,7 +161,7 @@ def secret_strings(values) -> list[str]:
             stack.extend(item)
         elif isinstance(item, (str, int, float)) and not isinstance(item, bool):
             text = str(item)
-            if len(text) >= 3 and not is_keyed_hash(text):
+            if len(text) >= 3 and text != PLACEHOLDER and not is_keyed_hash(text):
                 out.add(text)
     return sorted(out, key=len, reverse=True)
 
