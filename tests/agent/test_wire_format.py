@@ -5,6 +5,8 @@ Real scripted HTTP server (tests/openai_server.py), real OpenAIBackend and Conve
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from openai_server import DEFAULT_MODEL, ScriptedOpenAI, call, completion, refuse
@@ -131,6 +133,17 @@ def test_a_slow_server_says_how_to_wait_longer(openai_server):
     server = openai_server(["late"], delay=2.0)
     with pytest.raises(BackendError, match=r"within 0.5 s.*--timeout"):
         OpenAIBackend(server.base_url, DEFAULT_MODEL, timeout=0.5, tool_mode="native").request(HELLO, [])
+
+
+def test_the_timeout_flag_reaches_the_request(openai_server, agent_registry, cli):
+    """--timeout on the command line, not only [agent] timeout: a reply slower than it ends the command with
+    the sentence that names the flag, after about the flag's seconds."""
+    server = openai_server(["late"] * 4, delay=3.0)
+    started = time.monotonic()
+    code, out, err = cli("--registry", agent_registry, "ask", "hi", "--model", DEFAULT_MODEL, "--base-url",
+                         server.base_url, "--tool-mode", "native", "--timeout", "1")
+    assert code == 2 and "within 1 s" in out + err and "--timeout" in out + err
+    assert time.monotonic() - started < 2.9 * 2  # not the server's 3 s per try, let alone the default 180 s
 
 
 def test_a_failure_after_a_written_draft_withdraws_it_with_the_turn(conversation):
