@@ -61,11 +61,18 @@ class Dag:
         return {f for j in self.jobs for f in j.input}
 
 
+def _path(file) -> str:
+    """A job's file as the workflow names it. `workflow.source_path("x")` hands a job a copy in Snakemake's
+    per-process source cache (a fresh temporary folder each time); its original path is the workflow's file."""
+    orig = getattr(file, "flags", {}).get("sourcecache_entry")
+    return str(orig) if isinstance(orig, (str, os.PathLike)) else str(file)
+
+
 def _named(namedlist) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for name, (start, end) in namedlist._names.items():
         items = namedlist[start:end] if end is not None else [namedlist[start]]
-        out[name] = [str(i) for i in items]
+        out[name] = [_path(i) for i in items]
     return out
 
 
@@ -195,10 +202,10 @@ def _extract(workflow) -> Dag:
         producers = {}
         for dep, files in dag.dependencies[job].items():
             for f in files:
-                producers[str(f)] = dep.rule.name
+                producers[_path(f)] = dep.rule.name
         out.append(DagJob(
             rule=job.rule.name,
-            input=[str(f) for f in job.input],
+            input=[_path(f) for f in job.input],
             output=[str(f) for f in job.output],
             named_input=_named(job.input),
             named_output=_named(job.output),

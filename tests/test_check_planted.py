@@ -285,3 +285,10 @@ outputs:
     (found,) = [f for f in findings if f["code"] == "not_statically_checked"]
     assert found["severity"] == "warning" and "results/parts/p_aa" in found["message"] and "`split`" in found["message"]
     assert not [f for f in findings if f["severity"] == "error"]
+
+
+def test_a_workflow_file_named_with_source_path_is_part_of_the_workflow_not_a_hidden_input(planted):
+    text = SNAKEFILE.replace('table=config["table_file"],',
+                             'table=config["table_file"],\n        header=workflow.source_path("resources/header.txt"),')
+    code, findings = planted(Snakefile=text, **{"resources/header.txt": "name,value\n"})
+    assert code == 0 and findings == [], [f["message"] for f in findings]
