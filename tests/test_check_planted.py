@@ -287,6 +287,52 @@ outputs:
     assert not [f for f in findings if f["severity"] == "error"]
 
 
+def _add_to_manifest(rules: str):
+    """An edit for `planted`: declare more rules in workflow.yaml (`rules` is YAML lines under rules:)."""
+    def edit(folder):
+        manifest = folder / "workflow.yaml"
+        manifest.write_text(manifest.read_text().replace("rules:\n", "rules:\n" + rules, 1))
+    return edit
+
+
+def _add_param(name: str, spec: dict, then=None):
+    """An edit for `planted`: declare one more param in schema.json (then run `then`, another edit)."""
+    def edit(folder):
+        schema = json.loads((folder / "schema.json").read_text())
+        schema["properties"][name] = spec
+        (folder / "schema.json").write_text(json.dumps(schema, indent=2))
+        if then:
+            then(folder)
+    return edit
+
+
+LABEL_RULE = '''rule all:
+    input:
+        tally="results/count.txt",
+        labels=expand("results/label_{sample}.txt", sample=["a", "b"]),
+
+
+rule label:
+    output:
+        label="results/label_{sample}.txt",
+    params:
+        text=lookup(dpath="labels/{sample}", within=config),
+    shell:
+        "echo {params.text} > {output.label}"
+'''
+
+
+def test_an_undeclared_key_above_a_wildcard_lookup_is_caught_even_with_a_default(planted):
+    """With default= the DAG builds without the key, so only the check can say config['colours'] is undeclared."""
+    text = SNAKEFILE.replace('rule all:\n    input:\n        tally="results/count.txt",\n', LABEL_RULE, 1)
+    text = text.replace('dpath="labels/{sample}", within=config', 'dpath="colours/{sample}", within=config, default="grey"')
+    code, findings = planted(edit=_add_to_manifest("  label: {output: {label: text}}\n"), Snakefile=text)
+    (found,) = errors(findings, "undeclared_config_key")
+    assert code == 1 and found["rule"] == "label"
+    assert "config['colours'] is read in rule `label` by `lookup(dpath='colours/{sample}'" in found["message"]
+    assert "lookup(" in text.splitlines()[found["line"] - 1]
+
+
 def test_a_workflow_file_named_with_source_path_is_part_of_the_workflow_not_a_hidden_input(planted):
     text = SNAKEFILE.replace('table=config["table_file"],',
                              'table=config["table_file"],\n        header=workflow.source_path("resources/header.txt"),')

@@ -35,23 +35,32 @@ def config_key_findings(f: WorkflowFacts) -> list[Finding]:
         out.append(Finding("warning", f.id, "dynamic_config_access", message + "; its config reads are not checked",
                            file=file, line=line, hint="include files with a literal relative path"))
     reported = set()
-    for read in sorted(src.reads, key=lambda r: (r.file, r.line or 0, r.path)):
-        bad = undeclared_at(schema, read.path)
-        if bad is None:
-            continue
-        key = read.path[: bad + 1]
+
+    def undeclared(path: tuple, bad: int, how: str, read, by: str = "") -> None:
+        key = path[: bad + 1]
         if (key, read.file, read.line) in reported:
-            continue
+            return
         reported.add((key, read.file, read.line))
-        siblings = list(properties(subschema(schema, read.path[:bad]) or {}))
-        close = did_you_mean(read.path[bad], siblings)
-        where = _HOW.get(read.how, "") + (f"in rule `{read.rule}`" if read.rule else "outside any rule")
+        siblings = list(properties(subschema(schema, path[:bad]) or {}))
+        close = did_you_mean(path[bad], siblings)
+        where = _HOW.get(how, "") + (f"in rule `{read.rule}`" if read.rule else "outside any rule")
         out.append(Finding(
             "error", f.id, "undeclared_config_key",
-            f"{key_text(read.path)} is read {where} but schema.json declares no `{format_path(key)}`",
+            f"{key_text(path)} is read {where}{by} but schema.json declares no `{format_path(key)}`",
             rule=read.rule, file=read.file, line=read.line,
             hint=(f"did you mean `{close}`? " if close else "")
             + f"declare `{format_path(key)}` in schema.json (type, description, default) or stop reading it"))
+
+    for read in sorted(src.reads, key=lambda r: (r.file, r.line or 0, r.path)):
+        bad = undeclared_at(schema, read.path)
+        if bad is not None:
+            undeclared(read.path, bad, read.how, read)
+    # config["a"][var] or lookup(dpath="a/{w}") reads `a` for certain, whatever the key below it is: an undeclared
+    # `a` is an error like any other read (with lookup's default= the DAG builds without it, so nothing else says so)
+    for d in sorted(src.dynamic, key=lambda d: (d.file, d.line or 0, d.prefix)):
+        bad = undeclared_at(schema, d.prefix) if d.prefix else None
+        if bad is not None:
+            undeclared(d.prefix, bad, "config", d, by=f" by `{d.text}`")
 
     declared = declared_paths(schema)
     read_paths = {r.path for r in src.reads}
@@ -85,6 +94,8 @@ def config_key_findings(f: WorkflowFacts) -> list[Finding]:
                                     "or remove it from schema.json"))
 
     for d in sorted(src.dynamic, key=lambda d: (d.file, d.line or 0)):
+        if d.prefix and undeclared_at(schema, d.prefix) is not None:
+            continue  # its undeclared key is the error above
         parent = subschema(schema, d.prefix) if d.prefix else schema
         if d.prefix and is_open(parent):
             continue  # a free-form mapping: any key is declared
