@@ -46,7 +46,8 @@ def infer(value: Any, name: str) -> dict:
         items = {k: v for k, v in infer(value[0], name).items() if k not in ("default", "description")} if value else {}
         sub = {"type": "array", "items": items} if items else {"type": "array"}
     elif isinstance(value, dict):
-        sub = {"type": "object", "properties": {k: infer(v, k) for k, v in value.items()}}
+        # closed like every object of the contract: a misspelt nested key must be refused, not ignored
+        sub = {"type": "object", "properties": {k: infer(v, k) for k, v in value.items()}, "additionalProperties": False}
     else:
         sub = {}
     sub["description"] = f"{TODO} `{name}`"

@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from snakegate.registry import Registry
 
@@ -205,3 +206,31 @@ def test_a_declared_output_pattern_expands_over_the_params_in_check_and_run_targ
     code, out, err = cli("--registry", root, "check", "snakemake-tutorial", "--json", "--no-hygiene")
     missing = [f["message"] for f in json.loads(out)["findings"] if f["code"] == "output_not_produced"]
     assert code == 1 and any("(sorted/A.bam) is not produced" in m for m in missing)
+
+
+def _draft_by_cli(cli, tmp_path, name: str, wf_id: str):
+    """`snakegate --registry <empty registry> draft <upstream copy> --id <wf_id>`: (exit code, stdout, folder)."""
+    root = tmp_path / "registry"
+    (root / "workflows").mkdir(parents=True)
+    upstream = upstream_copy(name, tmp_path)
+    code, out, err = cli("--registry", root, "draft", upstream, "--id", wf_id)
+    assert "Traceback" not in out + err
+    return code, out, root / "workflows" / wf_id
+
+
+def test_draft_infers_the_schema_from_config_yaml_when_the_workflow_has_none(tmp_path, cli):
+    """basic-snakemake-workflow has config/config.yaml and no config.schema.yaml: types from the values,
+    their values as defaults (a nested object's default gathered from its properties)."""
+    code, out, folder = _draft_by_cli(cli, tmp_path, "basic-snakemake-workflow", "basic")
+    assert code == 0, out
+    props = json.loads((folder / "schema.json").read_text())["properties"]
+    assert props["samples"]["type"] == "array" and props["samples"]["items"] == {"type": "string"}
+    assert props["samples"]["default"] == ["sample1", "sample2", "sample3"]
+    n = props["generate_data"]["properties"]["n"]
+    assert (props["generate_data"]["type"], n["type"], n["default"]) == ("object", "integer", 100)
+    assert props["generate_data"]["default"] == {"n": 100}
+    assert props["generate_data"]["additionalProperties"] is False  # closed: a misspelt `nn` is refused
+    image = props["report"]["properties"]["image"]["properties"]
+    assert image["link"] == {"type": "boolean", "description": "TODO: describe `link`", "default": False}
+    assert image["width"]["type"] == "integer" and image["suffix"]["default"] == ["jpg", "png"]
+    assert "schema.json: inferred from config values only; add ranges, enums and required params" in out
