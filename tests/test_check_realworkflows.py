@@ -218,6 +218,45 @@ def _draft_by_cli(cli, tmp_path, name: str, wf_id: str):
     return code, out, root / "workflows" / wf_id
 
 
+def _objects(schema: dict, where: str = "$"):
+    """Every (where, node) in a JSON Schema that lists properties, the top included."""
+    yield where, schema
+    for key, sub in (schema.get("properties") or {}).items():
+        if isinstance(sub.get("properties"), dict):
+            yield from _objects(sub, f"{where}.{key}")
+
+
+def test_snakegate_draft_turns_a_real_workflow_folder_into_a_contribution(tmp_path, cli):
+    code, out, folder = _draft_by_cli(cli, tmp_path, "basic-snakemake-workflow", "basic")
+    assert code == 0, out
+    assert out.startswith("drafted workflows/basic (16 files)\nstill to decide:\n")
+    upstream = HERE / "basic-snakemake-workflow" / "upstream"
+    for rel in ("Snakefile", "scripts/generate_data.py", "scripts/plot_data.py", "scripts/aggregate_data.py"):
+        assert (folder / rel).read_bytes() == (upstream / rel).read_bytes(), rel
+    manifest = yaml.safe_load((folder / "workflow.yaml").read_text())
+    assert manifest["id"] == "basic" and manifest["trust"] == "community"
+    assert manifest["title"] == "Basic Snakemake Workflow"  # their README's heading
+    assert manifest["rules"]["plot_data"] == {"input": {"_1": "csv-table"}, "output": {"_1": "png"}}
+    assert manifest["outputs"]["summary"] == {"path": "results/summary.csv", "type": "csv-table",
+                                              "description": "TODO: describe what summary.csv holds"}
+    schema = json.loads((folder / "schema.json").read_text())
+    for where, node in _objects(schema):
+        assert node["additionalProperties"] is False, where
+    assert all(sub["description"] == f"TODO: describe `{key}`" for key, sub in schema["properties"].items())
+    their = yaml.safe_load((upstream / "config" / "config.yaml").read_text())
+    example = yaml.safe_load((folder / "examples" / "config.yaml").read_text())
+    assert example["workflow"] == "basic"
+    assert example["params"]["samples"] == their["samples"] and example["params"]["generate_data"] == {"n": 100}
+    skill = (folder / "SKILL.md").read_text()
+    assert skill.startswith("# Basic Snakemake Workflow (basic)\n") and "## Parameters" in skill and "## When the gate refuses" in skill
+    assert "- `samples`: TODO: describe `samples`" in skill and "- `generate_data`:" in skill
+    decide = out.split("still to decide:\n", 1)[1]
+    assert "  - schema.json: describe samples, generate_data, report (units, ranges, what the default means)\n" in decide
+    assert ("  - workflow.yaml: outputs.sample.path results/plots/{sample}.png has wildcards; make each a {param} "
+            "placeholder") in decide
+    assert "`snakegate check basic` and `snakegate test basic`" in decide
+
+
 def test_draft_infers_the_schema_from_config_yaml_when_the_workflow_has_none(tmp_path, cli):
     """basic-snakemake-workflow has config/config.yaml and no config.schema.yaml: types from the values,
     their values as defaults (a nested object's default gathered from its properties)."""
@@ -234,3 +273,33 @@ def test_draft_infers_the_schema_from_config_yaml_when_the_workflow_has_none(tmp
     assert image["link"] == {"type": "boolean", "description": "TODO: describe `link`", "default": False}
     assert image["width"]["type"] == "integer" and image["suffix"]["default"] == ["jpg", "png"]
     assert "schema.json: inferred from config values only; add ranges, enums and required params" in out
+
+
+def _not_a_workflow(tmp_path: Path, kind: str) -> Path:
+    if kind == "a file":
+        (tmp_path / "notes.txt").write_text("x")
+        return tmp_path / "notes.txt"
+    if kind == "a Snakefile that does not parse":
+        (tmp_path / "bad").mkdir()
+        (tmp_path / "bad" / "Snakefile").write_text('rule a:\n    output "x"\n')
+        return tmp_path / "bad"
+    return tmp_path / "nowhere"
+
+
+@pytest.mark.parametrize("kind, message", [
+    ("a missing folder", "nowhere holds no Snakefile (nor workflow/Snakefile): point `snakegate draft` at the folder"),
+    ("a file", "notes.txt holds no Snakefile"),
+    ("a Snakefile that does not parse", "bad/Snakefile:2: the workflow does not parse: Colon expected after keyword "
+                                        "output.; fix it first"),
+])
+def test_draft_of_a_path_that_is_no_workflow_is_a_clear_refusal_without_a_traceback(tmp_path, snakegate_cmd, kind,
+                                                                                     message):
+    import subprocess
+
+    root = tmp_path / "registry"
+    (root / "workflows").mkdir(parents=True)
+    proc = subprocess.run([*snakegate_cmd, "--registry", str(root), "draft", str(_not_a_workflow(tmp_path, kind)),
+                           "--id", "x"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0 and message in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert list((root / "workflows").iterdir()) == []
