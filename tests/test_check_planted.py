@@ -322,6 +322,27 @@ rule label:
 '''
 
 
+def test_a_lookup_with_a_wildcard_segment_reads_the_key_above_it_not_the_whole_config(planted):
+    """lookup(dpath="labels/{sample}", within=config) reads config["labels"]: the declared mapping counts as read,
+    and nothing says the rule uses the whole config."""
+    text = SNAKEFILE.replace('rule all:\n    input:\n        tally="results/count.txt",\n', LABEL_RULE, 1)
+    labels = {"type": "object", "additionalProperties": {"type": "string"}, "default": {"a": "first", "b": "second"},
+              "description": "A label per sample."}
+    code, findings = planted(edit=_add_param("labels", labels, then=_add_to_manifest("  label: {output: {label: text}}\n")),
+                             Snakefile=text)
+    assert code == 0 and findings == [], [f["message"] for f in findings]
+    # labels with listed keys: {sample} is not a key named "{sample}"; each listed key may be the one read
+    props = {k: {"type": "string", "default": v, "description": f"Label of sample {k}."}
+             for k, v in labels["default"].items()}
+    listed = {"type": "object", "properties": props, "additionalProperties": False, "default": labels["default"],
+              "description": "A label per sample."}
+    code, findings = planted(edit=_add_param("labels", listed))
+    assert code == 0 and not [f for f in findings if f["severity"] == "error"], [f["message"] for f in findings]
+    maybe = sorted(f["message"] for f in findings if f["code"] == "unused_param")
+    assert maybe == [f"param `labels.{k}` is never read by a literal key; it may be read by a dynamic config access"
+                     for k in ("a", "b")]
+
+
 def test_an_undeclared_key_above_a_wildcard_lookup_is_caught_even_with_a_default(planted):
     """With default= the DAG builds without the key, so only the check can say config['colours'] is undeclared."""
     text = SNAKEFILE.replace('rule all:\n    input:\n        tally="results/count.txt",\n', LABEL_RULE, 1)
@@ -338,3 +359,58 @@ def test_a_workflow_file_named_with_source_path_is_part_of_the_workflow_not_a_hi
                              'table=config["table_file"],\n        header=workflow.source_path("resources/header.txt"),')
     code, findings = planted(Snakefile=text, **{"resources/header.txt": "name,value\n"})
     assert code == 0 and findings == [], [f["message"] for f in findings]
+
+
+COPIES = '''rule all:
+    input:
+        tally="results/count.txt",
+        gathered="results/gathered.csv",
+
+
+rule copy:
+    input:
+        "results/head.csv",
+    output:
+        "results/copy_{n}.csv",
+    shell:
+        "cp {input} {output}"
+
+
+rule gather:
+    input:
+        expand("results/copy_{n}.csv", n=[1, 2, 3]),
+    output:
+        gathered="results/gathered.csv",
+    shell:
+        "cat {input} > {output.gathered}"
+'''
+
+
+def test_an_untyped_unnamed_input_and_output_are_each_reported_once_per_rule_not_once_per_job(planted):
+    """Rule `copy` runs as three jobs; its unnamed input and output have no type: one finding each."""
+    text = SNAKEFILE.replace('rule all:\n    input:\n        tally="results/count.txt",\n', COPIES, 1)
+    code, findings = planted(edit=_add_to_manifest("  copy: {}\n  gather: {input: {_1: csv-table}, output: {gathered: csv-table}}\n"),
+                             Snakefile=text)
+    untyped = [f["message"] for f in errors(findings, "io_name_unknown")]
+    assert code == 1 and len(untyped) == 2, untyped
+    assert sum("unnamed input _1 of rule `copy`" in m for m in untyped) == 1
+    assert sum("unnamed output _1 of rule `copy`" in m for m in untyped) == 1
+
+
+def test_a_url_as_a_param_default_an_example_value_or_a_literal_in_params_is_named(planted):
+    text = SNAKEFILE.replace('rows=config["rows"],', 'rows=config["rows"],\n        mirror=config["mirror"],\n'
+                             '        notes="https://example.org/notes.txt",')
+    mirror = {"type": "string", "default": "https://example.org/extra.csv", "description": "Where more rows live."}
+
+    def example(folder):
+        basic = folder / "examples" / "basic.yaml"
+        basic.write_text(basic.read_text() + "  mirror: https://mirror.example.org/extra.csv\n")
+    code, findings = planted(edit=_add_param("mirror", mirror, then=example), Snakefile=text)
+    urls = sorted(f["message"] for f in findings if f["code"] == "download")
+    assert code == 0 and all(f["severity"] == "warning" for f in findings if f["code"] == "download")
+    assert len(urls) == 3, urls
+    assert "schema.json.properties.mirror.default is the URL https://example.org/extra.csv" in urls[2]
+    assert "params.mirror = https://mirror.example.org/extra.csv in basic.yaml is a URL" in urls[0]
+    assert "rule `head` passes the URL https://example.org/notes.txt in params:" in urls[1]
+    code, findings = planted(trust="curated")
+    assert code == 1 and len(errors(findings, "download")) == 3
