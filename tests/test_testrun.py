@@ -1,11 +1,11 @@
 """`snakegate test`: a workflow's test invocations run with real Snakemake and their
-declared outputs are compared with the expected files, byte for byte (or within the
-manifest's float tolerance for named JSON outputs)."""
+declared outputs are compared with the expected files, byte for byte, or within a declared
+numeric tolerance for JSON and CSV/TSV outputs (other cells and the table's shape exactly)."""
 import json
 
 import pytest
 
-from snakegate.testrun import compare_bytes, json_difference, text_diff
+from snakegate.testrun import compare_bytes, compare_output, json_difference, text_diff
 
 
 def test_tabular_profile_tests_pass(cli):
@@ -88,3 +88,48 @@ def test_text_diff_is_short():
     actual = expected.replace("line", "LINE")
     diff = text_diff(actual, expected)
     assert len(diff.splitlines()) <= 21 and "more diff lines" in diff
+
+
+def test_csv_numbers_within_the_tolerance_count_as_identical():
+    actual = b"species,mass,ratio\nAdelie,3750,0.3333333334\nGentoo,5200,nan\n"
+    expected = b"species,mass,ratio\nAdelie,3750.0,0.3333333333\nGentoo,5200,NaN\n"  # a missing value both sides
+    assert compare_output(actual, expected, "csv-table", 1e-9) == ("identical", "equal within tolerance 1e-09")
+    assert compare_output(actual, expected, "csv-table", None)[0] == "differs"
+
+
+def test_a_tsv_number_beyond_the_tolerance_names_the_line_and_field():
+    status, detail = compare_output(b"id\tmass\n1\t3500\n2\t4000.5\n", b"id\tmass\n1\t3500\n2\t4000\n", "tsv-table", 0.1)
+    assert status == "differs" and detail == "beyond tolerance 0.1 at line 3, field 2: 4000.5 vs expected 4000"
+
+
+@pytest.mark.parametrize("actual, expected, where", [
+    (b"species,mass\nadelie,3750\n", b"species,mass\nAdelie,3750\n", "line 2, field 1: 'adelie' vs expected 'Adelie'"),
+    (b"species,mass\nAdelie,NA\n", b"species,mass\nAdelie,3750\n", "line 2, field 2: 'NA' vs expected '3750'"),
+    (b"species,mass\nAdelie,3750\n", b"species,mass\nAdelie,3750\nGentoo,5200\n", "2 rows vs expected 3"),
+    (b"species,mass\nAdelie,3750,x\n", b"species,mass\nAdelie,3750\n", "line 2: 3 fields vs expected 2"),
+], ids=["text", "missing value", "rows", "fields"])
+def test_table_structure_and_non_numbers_must_match_exactly(actual, expected, where):
+    assert compare_output(actual, expected, "csv-table", 1e6) == ("differs", f"beyond tolerance 1e+06 at {where}")
+
+
+def test_a_tab_separated_table_is_compared_by_its_tab_columns():
+    """Read with commas, "1\t3500.0001" would be one text cell and differ; read by its type's tab it is a number."""
+    assert compare_output(b"id\tmass\n1\t3500.0001\n", b"id\tmass\n1\t3500\n", "tsv-table", 0.001)[0] == "identical"
+
+
+def test_snakegate_test_passes_a_csv_output_within_its_declared_tolerance_and_names_the_cell_beyond_it(
+        tmp_registry, cli):
+    folder = tmp_registry / "workflows/tabular-profile"
+    manifest = folder / "workflow.yaml"
+    manifest.write_text(manifest.read_text().replace("test:\n", "test:\n  compare: {cleaned: {tolerance: 1.0e-6}}\n", 1))
+    expected = folder / "test/basic/expected/results/cleaned.csv"
+    text = expected.read_text()
+    expected.write_text(text.replace("Chinstrap,Dream,49.8,", "Chinstrap,Dream,49.8000000001,", 1))
+    code, out, err = cli("--registry", tmp_registry, "test", "tabular-profile", "--case", "basic")
+    assert code == 0, out + err
+    assert "identical        cleaned (results/cleaned.csv): equal within tolerance 1e-06" in out
+    expected.write_text(text.replace("Chinstrap,Dream,49.8,", "Chinstrap,Dream,49.9,", 1))
+    code, out, err = cli("--registry", tmp_registry, "test", "tabular-profile", "--case", "basic")
+    assert code == 1 and "FAIL  tabular-profile/basic" in out
+    assert "differs          cleaned (results/cleaned.csv): beyond tolerance 1e-06 at line 2, field 3: 49.8 vs " \
+           "expected 49.9" in out
