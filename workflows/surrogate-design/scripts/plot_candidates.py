@@ -101,6 +101,7 @@ for k, target in enumerate(targets):
     ax.set_yticks([0, 1], ["candidates\n(predicted)", "training\n(measured)"])
     ax.set_ylim(-0.6, 1.6)
     ax.set_xlabel(with_unit(target))
+    ax.set_ylabel("rows (spread vertically)", fontsize=8)
     ax.set_title(f"{target}: {objective.get(target, 'maximize')}", fontsize=10)
     ax.legend(fontsize=7, loc="best", framealpha=0.9)
     ax.grid(axis="x", color="0.92")

@@ -21,6 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 
 MAX_LABELLED_CONTIGS = 30
 
@@ -63,7 +64,7 @@ def plot(table, carried, samples, min_mapq, path):
     scale, unit = axis_unit(total)
     window = int((table["end"] - table["start"]).max())
 
-    fig, (ax, rug) = plt.subplots(2, 1, figsize=(10, 5.2), sharex=True,
+    fig, (ax, rug) = plt.subplots(2, 1, figsize=(10, 5.6), sharex=True,
                                   gridspec_kw={"height_ratios": [4, max(1, 0.35 * len(samples))]})
     colors = plt.get_cmap("tab10")
     x_mid = np.array([offsets[c] for c in table["contig"]]) + (table["start"] + table["end"]).to_numpy(float) / 2
@@ -88,7 +89,12 @@ def plot(table, carried, samples, min_mapq, path):
     ax.grid(axis="y", color="0.9")
     rug.set_yticks(np.arange(len(samples)) + 0.5, samples, fontsize=8)
     rug.set_ylim(len(samples), 0)  # first sample on top, as in the legend
-    rug.set_ylabel("called variants\n(tall: hom, short: het)", fontsize=7)
+    rug.set_ylabel("sample", fontsize=8)
+    rug.set_title("Called variant sites per sample", fontsize=9)
+    # what a tick's height means, in the panel's own legend (its colour is the sample's, as above)
+    rug.legend(handles=[Line2D([], [], color="0.3", lw=0, marker="|", ms=9, mew=1.2, label="homozygous (tall tick)"),
+                        Line2D([], [], color="0.3", lw=0, marker="|", ms=5, mew=1.2, label="heterozygous (short tick)")],
+               loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=7, frameon=False)
     rug.set_xlabel(f"position on the reference ({unit}" + (", contigs end to end)" if len(contigs) > 1 else ")"))
     rug.set_xlim(0, total / scale)
     fig.tight_layout()
