@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from ruamel.yaml import YAML
 
 from registry_copies import make_registry
 
@@ -199,3 +200,50 @@ def test_check_takes_config_param_in_the_snakefile_as_agreeing(planted):
         return text.replace("    params:\n        rows=", "    threads: config[\"rows\"]\n    params:\n        rows=", 1)
     code, findings = planted("{threads: {param: rows}}", snakefile=threads_rows)
     assert code == 0 and findings == []
+
+
+@pytest.mark.parametrize("resources, shown", [
+    ("{mem_mb: 4GB}", "rules.head.resources.mem_mb: '4GB'"),                      # a size with a unit
+    ("{runtime: 1.5}", "rules.head.resources.runtime: 1.5"),                      # not a whole number
+    ("{mem_mb: -100}", "rules.head.resources.mem_mb: -100"),
+    ("{threads: true}", "rules.head.resources.threads: True"),                    # YAML's yes is not 1
+    ("{threads: {param: rows, factor: 2}}", "rules.head.resources.threads: {'param': 'rows', 'factor': 2}"),
+    ("{mem_mb: {times: 100}}", "rules.head.resources.mem_mb: {'times': 100}"),    # no param to follow
+    ("{mem_mb: {param: rows, times: 0}}", "rules.head.resources.mem_mb: {'param': 'rows', 'times': 0}"),
+    ("{runtime: {param: rows, plus: -5}}", "rules.head.resources.runtime: {'param': 'rows', 'plus': -5}"),
+    ("8", "rules.head.resources: 8"),                                             # not a mapping
+    ("{}", "rules.head.resources: {}"),                                           # says nothing
+])
+def test_check_refuses_a_malformed_resources_entry_naming_the_field_and_value(planted, resources, shown):
+    code, findings = planted(resources)
+    assert code == 1
+    (message,) = _messages(findings, "manifest_invalid")
+    assert message.startswith(shown)
+
+
+# ---- the curated workflows ---------------------------------------------------------------------
+
+CURATED = sorted(p.parent for p in (ROOT / "workflows").glob("*/workflow.yaml"))
+
+
+def _snakemake_rules(folder: Path, tmp_path: Path) -> set[str]:
+    """The rules the real Snakemake reads from the workflow's Snakefile (params of its first test case)."""
+    case = sorted((folder / "test").glob("*/config.yaml"))[0]
+    config = tmp_path / f"{folder.name}.json"
+    config.write_text(json.dumps(YAML(typ="safe").load(case.read_text())["params"]))
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(folder / "Snakefile"), "--configfile",
+                           str(config), "--list-rules"], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return set(proc.stdout.split())
+
+
+@pytest.mark.parametrize("folder", CURATED, ids=[p.name for p in CURATED])
+def test_every_rule_of_a_curated_workflow_declares_its_memory_and_runtime(folder, tmp_path):
+    """What a scheduler needs, for every job a run submits: no rule left to the profile's defaults."""
+    rules = YAML(typ="safe").load((folder / "workflow.yaml").read_text())["rules"]
+    # `all` only names the targets and runs no job; every other rule must be in the contract
+    assert _snakemake_rules(folder, tmp_path) - {"all"} == set(rules)
+    undeclared = [f"{rule}: {sorted({'mem_mb', 'runtime'} - set((io or {}).get('resources') or {}))}"
+                  for rule, io in sorted(rules.items())
+                  if not {"mem_mb", "runtime"} <= set((io or {}).get("resources") or {})]
+    assert undeclared == [], f"{folder.name}: rules without mem_mb/runtime: {undeclared}"
