@@ -41,13 +41,14 @@ def _env(**extra) -> dict:
     return env
 
 
-def job(root: Path, config: Path, run_id: str | None, rule: str = "wf_second") -> subprocess.CompletedProcess:
+def job(root: Path, config: Path, run_id: str | None, rule: str = "wf_second",
+        timeout: float = 300) -> subprocess.CompletedProcess:
     """One job, started the way Snakemake starts a job on a cluster node, with the head's environment."""
     env = _env(SNAKEGATE_JOB_RUN=run_id) if run_id else _env()
     return subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(root / "Snakefile"),
                            "--configfiles", str(config), "--target-jobs", f"{rule}:", "--mode", "remote",
                            "--cores", "1", "--force", "--nolock", "--no-hooks"],
-                          cwd=root, capture_output=True, text=True, timeout=300, env=env)
+                          cwd=root, capture_output=True, text=True, timeout=timeout, env=env)
 
 
 def records(run_dir: Path) -> list[dict]:
@@ -85,6 +86,24 @@ def test_the_prov_record_has_each_jobs_own_times_and_the_executor(finished):
 def test_a_job_of_the_run_is_accepted(finished):
     root, config, run_dir = finished
     proc = job(root, config, run_dir.name)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (run_dir / "results" / "second.txt").read_text() == "HELLO\n"
+
+
+def test_a_job_never_re_reads_the_inputs_the_head_already_hashed(finished):
+    """The job side neither hashes the run's data inputs again nor falls back to the full gate (which
+    would): with the gated table swapped for a FIFO nobody writes, reading it would block forever, and the
+    job still runs and finishes."""
+    root, config, run_dir = finished
+    table = root / "data" / "examples" / "tabular-penguins.csv"
+    kept = table.read_bytes()
+    table.unlink()
+    os.mkfifo(table)
+    try:
+        proc = job(root, config, run_dir.name, timeout=120)
+    finally:
+        table.unlink()
+        table.write_bytes(kept)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (run_dir / "results" / "second.txt").read_text() == "HELLO\n"
 
