@@ -39,7 +39,9 @@ def manifest_problems(data, folder_name: str) -> list[str]:
     problems = []
     for err in sorted(metaschemas.validator("workflow.schema.json").iter_errors(data), key=lambda e: list(e.path)):
         where = ".".join(str(p) for p in err.absolute_path) or "(top level)"
-        problems.append(f"{where}: {err.message}")
+        # "is not valid under any of the given schemas" alone names no fix: say what the field accepts
+        accepts = err.schema.get("description") if err.validator in ("oneOf", "anyOf") else None
+        problems.append(f"{where}: {err.message}" + (f"; it takes {accepts}" if accepts else ""))
     names = [t.get("name") for t in data.get("tools") or [] if isinstance(t, dict)] if isinstance(data.get("tools"), list) else []
     repeated = sorted({n for n in names if isinstance(n, str) and names.count(n) > 1})
     if repeated:

@@ -219,6 +219,8 @@ def test_check_refuses_a_malformed_resources_entry_naming_the_field_and_value(pl
     assert code == 1
     (message,) = _messages(findings, "manifest_invalid")
     assert message.startswith(shown)
+    if shown.startswith("rules.head.resources."):  # a value: the message says what one may be
+        assert "it takes a whole number from 1" in message and "{param:" in message
 
 
 # ---- the curated workflows ---------------------------------------------------------------------
