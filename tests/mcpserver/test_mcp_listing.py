@@ -10,7 +10,7 @@ import json
 import pytest
 from mcp import MCPError
 
-from mcp_session import McpSession
+from mcp_session import McpSession, audit_lines
 from registry_copies import snakegate
 from snakegate.agent.prompt import system_prompt
 from snakegate.agent.tools import openai_tools
@@ -54,6 +54,27 @@ def test_resources_hold_the_manifest_the_parameter_table_and_skill_md_and_the_pr
     assert prompt.startswith(chat_prompt) and "call execute with its invocation_id" in prompt
     assert prompt.endswith("The researcher's request: profile the penguins table")
     assert instructions.startswith(chat_prompt)
+
+
+def test_each_call_is_audited_with_its_outcome_code_and_duration(registry):
+    """ok, refused (the client asked for something that is not there) and error (snakegate failed: here a
+    SKILL.md that is not UTF-8), one line each, with how long the call took."""
+    (registry / "workflows" / "tabular-profile" / "SKILL.md").write_bytes(b"# Tabular profile\n\xff\xfe broken\n")
+    with McpSession.stdio(registry) as s:
+        s.read("snakegate://workflows/tabular-profile/manifest")
+        with pytest.raises(MCPError):
+            s.read("snakegate://workflows/tabular-profil/manifest")
+        with pytest.raises(MCPError):
+            s.read("snakegate://workflows/tabular-profile/skill")
+    lines = audit_lines(registry)
+    reads = [(r["name"].rsplit("/", 2)[-2:], r["outcome"], r.get("code")) for r in lines
+             if r["method"] == "resources/read"]
+    assert [(where, outcome) for where, outcome, _ in reads] == [
+        (["tabular-profile", "manifest"], "ok"), (["tabular-profil", "manifest"], "refused"),
+        (["tabular-profile", "skill"], "error")]
+    assert reads[0][2] is None and reads[1][2] and reads[2][2]  # a refusal and an error say their code
+    for line in lines:
+        assert isinstance(line["duration_ms"], (int, float)) and 0 <= line["duration_ms"] < 60_000, line
 
 
 @pytest.mark.parametrize("args,fix", [
