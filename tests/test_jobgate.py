@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -81,6 +82,7 @@ def test_the_prov_record_has_each_jobs_own_times_and_the_executor(finished):
 
     assert job["prov:startTime"] == epoch_text(recs["wf_second"]["start"])
     assert job["prov:endTime"] == epoch_text(recs["wf_second"]["end"])
+    assert job["sg:node"] == recs["wf_second"]["node"] == socket.gethostname()  # where the job itself ran
 
 
 def test_a_job_of_the_run_is_accepted(finished):
