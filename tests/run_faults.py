@@ -198,18 +198,25 @@ def env_for(root: Path, **extra) -> dict:
     return env
 
 
+def _as_from_a_terminal() -> None:
+    """In the child: the stop signals do what they do for a command typed at a terminal, even when the test
+    session itself runs under nohup or in the background (which leave SIGHUP or SIGINT ignored, inherited)."""
+    for sig in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 def start_snakegate_run(root: Path, config: Path, *extra, env: dict | None = None,
                         prefix: list[str] | None = None) -> subprocess.Popen:
     """`snakegate run` as a user starts it from a terminal: its own process group."""
     return subprocess.Popen([*(prefix or []), PYTHON, "-m", "snakegate.cli", "run", str(config), *extra], cwd=root,
                             env=env or env_for(root), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_as_from_a_terminal)
 
 
 def start_plain_snakemake(root: Path, config: Path, *extra, env: dict | None = None) -> subprocess.Popen:
     return subprocess.Popen([PYTHON, "-m", "snakemake", "--configfile", str(config), "--cores", "1", *extra],
                             cwd=root, env=env or env_for(root), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+                            text=True, start_new_session=True, preexec_fn=_as_from_a_terminal)
 
 
 def wait_for(predicate, timeout: float = 90.0, poll: float = 0.2):
