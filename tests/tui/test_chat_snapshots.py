@@ -24,14 +24,16 @@ from snakegate.tui.messages import RunFinished
 from test_history import make_runs
 
 
+# syrupy 4 reads `_file_extension` / `_write_mode`, syrupy 5 and later `file_extension` / `write_mode`:
+# both are set, so the same stored files are compared under either (a fresh install gets the newest).
 class SVGSnapshot(SingleFileSnapshotExtension):
-    _file_extension = "svg"
-    _write_mode = WriteMode.TEXT
+    _file_extension = file_extension = "svg"
+    _write_mode = write_mode = WriteMode.TEXT
 
 
 class TextSnapshot(SingleFileSnapshotExtension):
-    _file_extension = "txt"
-    _write_mode = WriteMode.TEXT
+    _file_extension = file_extension = "txt"
+    _write_mode = write_mode = WriteMode.TEXT
 
 
 @pytest.fixture
