@@ -107,6 +107,9 @@ def prov_run(run_dir: Path) -> dict:
 
 
 def test_snakegate_run_through_slurm_matches_the_local_run_with_exactly_its_jobs(cluster, registry, tmp_path):
+    """Outputs byte for byte those of a local run, exactly the workflow's jobs in the queue, the contract's
+    resources and the cluster in the record; and this with the registry's workflow code edited while the jobs
+    are queued and running: they run the run's gated copy."""
     local = snakegate_run(cluster, registry, EXAMPLE, "--cores", "2")
     assert local.returncode == 0, local.stdout + local.stderr
     local_dir = only_run(registry)
@@ -115,11 +118,22 @@ def test_snakegate_run_through_slurm_matches_the_local_run_with_exactly_its_jobs
     shutil.move(local_dir, tmp_path / "local-run")
 
     before = cluster.job_ids()
-    proc = snakegate_run(cluster, registry, EXAMPLE, "--profile", PROFILE)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = subprocess.Popen(["timeout", "-k", "10", str(RUN_LIMIT_S), sys.executable, "-m", "snakegate.cli", "run",
+                             EXAMPLE, "--profile", PROFILE], cwd=registry, env=env_for(cluster),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + RUN_LIMIT_S
+    while not new_jobs(cluster, before) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert new_jobs(cluster, before) and proc.poll() is None  # a job is queued and the run is going
+    # the registry's workflow is edited under the run, into code that would fail
+    wf = registry / "workflows" / "tabular-profile"
+    for code in [wf / "Snakefile", *sorted((wf / "scripts").glob("*.py"))]:
+        code.write_text('raise SystemExit("edited during the run")\n' + code.read_text())
+    out, err = proc.communicate(timeout=RUN_LIMIT_S + 20)
+    assert proc.returncode == 0, out + err
     run_dir = only_run(registry)
     assert json.loads((run_dir / "run.json").read_text())["status"] == "succeeded"
-    assert outputs(run_dir) == expected  # byte for byte
+    assert outputs(run_dir) == expected  # byte for byte: the jobs ran the gated copy, not the edited registry
     jobs = new_jobs(cluster, before)
     assert sorted(j["comment"].removeprefix("rule_wf_") for j in jobs) == RULES, jobs
     assert all(j["state"] == "COMPLETED" for j in jobs), jobs
