@@ -50,6 +50,21 @@ def call(name: str, arguments: dict | str | None = None, id: str | None = None) 
     return {"id": id, "type": "function", "function": {"name": name, "arguments": args}}
 
 
+def act(mode: str, name: str, arguments: dict):
+    """One step asking for an action, as a model answering in `mode` writes it: "native" tool calls, one
+    constrained "json" object, or a "text"-form tool call in the message."""
+    if mode == "native":
+        return [call(name, arguments)]
+    if mode == "json":
+        return json.dumps({"action": name, "arguments": arguments}, indent=2)
+    return f'<tool_call>\n{json.dumps({"name": name, "arguments": arguments})}\n</tool_call>'
+
+
+def says(mode: str, text: str) -> str:
+    """A step that only talks, as a model answering in `mode` writes it."""
+    return json.dumps({"say": text}) if mode == "json" else text
+
+
 @dataclass(frozen=True)
 class completion:  # noqa: N801 - reads like call(...) in a script
     """A scripted reply with the completion's own finish reason, answering model and token counts."""

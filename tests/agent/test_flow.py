@@ -13,26 +13,13 @@ import re
 
 import pytest
 
-from openai_server import DEFAULT_MODEL, call
+from openai_server import DEFAULT_MODEL, act, says as say
 from snakegate.agent.backends import OpenAIBackend
 from snakegate.agent.events import DraftReady
 from snakegate.provenance import runstore
 
 PENGUINS = "data/examples/tabular-penguins.csv"
 RUN_ID = re.compile(r'\\"run_id\\": \\"(\d{8}T\d{6}Z-[0-9a-f]{8})\\"')
-
-
-def act(mode: str, name: str, arguments: dict):
-    """One step asking for an action, as a model in `mode` writes it."""
-    if mode == "native":
-        return [call(name, arguments)]
-    if mode == "json":
-        return json.dumps({"action": name, "arguments": arguments}, indent=2)
-    return f'<tool_call>\n{json.dumps({"name": name, "arguments": arguments})}\n</tool_call>'
-
-
-def say(mode: str, text: str) -> str:
-    return json.dumps({"say": text}) if mode == "json" else text
 
 
 def runs_seen(body: dict) -> list[str]:

@@ -82,10 +82,10 @@ def make_app(chat_registry):
     registry is loaded after the first paint, as the command does."""
 
     def make(*, guided: bool = True, model: str | None = None, base_url: str | None = None,
-             approved_by: str = "Ada Tester"):
+             approved_by: str = "Ada Tester", **backend_opts):
         settings = load_settings(chat_registry)
         return build_app(lambda: Registry.load(chat_registry), settings, guided=guided, model=model,
-                         base_url=base_url, approved_by=approved_by, conversation_id="c-tui-test")
+                         base_url=base_url, approved_by=approved_by, conversation_id="c-tui-test", **backend_opts)
 
     return make
 
@@ -203,3 +203,52 @@ async def open_history(pilot) -> None:
     await pilot.press("ctrl+o")
     await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen) and history_rows(app.screen),
                      what="the history to list runs")
+
+
+
+async def run_fork_and_diff(pilot, change: str = "missing_strategy=fill_mean") -> tuple[str, str]:
+    """From an approvable draft on the panel: ctrl+r -> the run succeeds -> the history lists it -> f with
+    `change` -> the fork's draft -> ctrl+r -> it succeeds -> the history's diff of the two shows just that
+    param. Returns (parent run id, fork run id)."""
+    from snakegate.tui.dialogs import AskChange
+    from snakegate.tui.history import DiffScreen
+
+    app = pilot.app
+    name, value = change.split("=", 1)
+    status = await approve_and_wait(pilot)
+    assert status.startswith("✓ succeeded"), status
+    parent = status.splitlines()[1].removeprefix("run ")
+
+    await open_history(pilot)
+    assert history_rows(app.screen)[0] == parent
+    await pilot.press("f")
+    await wait_until(pilot, lambda: isinstance(app.screen, AskChange), what="the fork question")
+    await pilot.press(*change)
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: app.screen is app.screen_stack[0] and not app.thinking
+                     and app.shown_draft is not None and app.shown_draft.fork is not None, 60, "the fork's draft")
+    assert f"fork of {parent}: {name} → {value}" in text_of(app.query_one("#draft-summary"))
+    assert text_of(app.query_one("#draft-status")).startswith("● Ready")  # approved like any draft
+
+    status = await approve_and_wait(pilot)
+    assert status.startswith("✓ succeeded"), status
+    child = status.splitlines()[1].removeprefix("run ")
+
+    await open_history(pilot)
+    assert history_rows(app.screen)[:2] == [child, parent]
+    await pilot.press("space", "down", "space", "d")
+    await wait_until(pilot, lambda: isinstance(app.screen, DiffScreen)
+                     and "comparing" not in text_of(app.screen.query_one("#diff")), 60, "the diff")
+    diff = text_of(app.screen.query_one("#diff"))
+    assert f"{parent}  →  {child}" in diff
+    assert "Parameters (1 changed)" in diff and f"params.{name}: remove → {value}" in diff
+    return parent, child
+
+
+def assert_only_downstream_reran(registry: Path, parent: str, child: str) -> dict:
+    """The fork's record names its parent and change, and only the jobs downstream of missing_strategy ran."""
+    record = json.loads((registry / "runs" / child / "run.json").read_text())
+    assert record["parent_run"] == parent and record["fork_changes"] == {"missing_strategy": "fill_mean"}
+    executed = set(record["jobs_executed"])
+    assert "load" not in executed and {"clean", "profile", "plot"} <= executed  # only what is downstream
+    return record

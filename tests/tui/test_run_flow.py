@@ -8,11 +8,11 @@ from __future__ import annotations
 import asyncio
 import json
 
-from chat_pilot import (SIZE, approve_and_wait, connected, draft_penguins, history_rows, open_history, say,
+from chat_pilot import (SIZE, approve_and_wait, assert_only_downstream_reran, connected, draft_penguins,
+                        history_rows, open_history, run_fork_and_diff, say,
                         screen_lines, text_of, wait_until)
 from chat_pilot import chat_registry, make_app  # noqa: F401  (fixtures)
-from snakegate.tui.dialogs import AskChange
-from snakegate.tui.history import DiffScreen, RunScreen
+from snakegate.tui.history import RunScreen
 
 
 def test_a_guided_run_succeeds_with_a_summary_and_shows_in_the_history(make_app, chat_registry):
@@ -55,42 +55,9 @@ def test_fork_from_the_history_reruns_only_downstream_jobs_and_the_diff_shows_th
     async def scenario():
         async with app.run_test(size=SIZE) as pilot:
             await draft_penguins(pilot)
-            status = await approve_and_wait(pilot)
-            assert status.startswith("✓ succeeded"), status
-            parent = status.splitlines()[1].removeprefix("run ")
+            return await run_fork_and_diff(pilot)
 
-            await open_history(pilot)
-            assert history_rows(app.screen)[0] == parent
-            await pilot.press("f")
-            await wait_until(pilot, lambda: isinstance(app.screen, AskChange), what="the fork question")
-            await pilot.press(*"missing_strategy=fill_mean")
-            await pilot.press("enter")
-            await wait_until(pilot, lambda: app.screen is app.screen_stack[0] and not app.thinking
-                             and app.shown_draft is not None and app.shown_draft.fork is not None,
-                             60, "the fork's draft")
-            summary = text_of(app.query_one("#draft-summary"))
-            assert f"fork of {parent}: missing_strategy → fill_mean" in summary
-            assert text_of(app.query_one("#draft-status")).startswith("● Ready")  # approved like any draft
-
-            status = await approve_and_wait(pilot)
-            assert status.startswith("✓ succeeded"), status
-            child = status.splitlines()[1].removeprefix("run ")
-
-            await open_history(pilot)
-            assert history_rows(app.screen)[:2] == [child, parent]
-            await pilot.press("space", "down", "space", "d")
-            await wait_until(pilot, lambda: isinstance(app.screen, DiffScreen)
-                             and "comparing" not in text_of(app.screen.query_one("#diff")), 60, "the diff")
-            diff = text_of(app.screen.query_one("#diff"))
-            assert f"{parent}  →  {child}" in diff
-            assert "Parameters (1 changed)" in diff and "params.missing_strategy: remove → fill_mean" in diff
-            return parent, child
-
-    parent, child = asyncio.run(scenario())
-    record = json.loads((chat_registry / "runs" / child / "run.json").read_text())
-    assert record["parent_run"] == parent and record["fork_changes"] == {"missing_strategy": "fill_mean"}
-    executed = set(record["jobs_executed"])
-    assert "load" not in executed and {"clean", "profile", "plot"} <= executed  # only what is downstream
+    assert_only_downstream_reran(chat_registry, *asyncio.run(scenario()))
 
 
 def test_ctrl_c_during_a_run_cancels_it_and_it_is_recorded_cancelled(make_app, chat_registry):
