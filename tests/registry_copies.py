@@ -133,3 +133,29 @@ def note_workflow(wf_id: str, title: str, description: str, properties: dict) ->
 TOKEN_PARAM = {"type": "string", "minLength": 8, "x-sensitive": True,
                "description": "An API token; never leaves the machine."}
 LABEL_PARAM = {"type": "string", "default": "note", "description": "Text written into the note."}
+
+
+def one_rule_workflow(wf_id: str, title: str, description: str, shell: str, label: dict | None = None,
+                      log: bool = False) -> dict:
+    """A one-rule workflow with one optional `label` param (LABEL_PARAM unless given) whose job runs `shell`
+    (for runs that are slow or fail on purpose); with `log`, the rule has a log file, `{log}` in `shell`."""
+    files = note_workflow(wf_id, title, description, {"label": label or LABEL_PARAM})
+    files["schema.json"] = files["schema.json"].replace('"required": ["token"]', '"required": []')
+    log_lines = """
+            log:
+                "logs/note.log",""" if log else ""
+    files["Snakefile"] = f'''\
+        rule all:
+            input:
+                "results/note.txt",
+
+
+        rule note:
+            output:
+                note="results/note.txt",{log_lines}
+            params:
+                label=config["label"],
+            shell:
+                "{shell}"
+        '''
+    return files

@@ -7,14 +7,13 @@ after the test. The registry is made by tests/registry_copies.make_registry, nev
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from openai_server import DEFAULT_MODEL, ScriptedOpenAI
-from registry_copies import LABEL_PARAM, TOKEN_PARAM, make_registry, note_workflow
+from registry_copies import LABEL_PARAM, TOKEN_PARAM, make_registry, note_workflow, one_rule_workflow
 from snakegate.agent.backends import OpenAIBackend
 from snakegate.agent.controller import Conversation
 from snakegate.registry import Registry
@@ -81,44 +80,13 @@ def conversation(openai_server, make_conversation):
 
 # A workflow whose one job fails with a real error in its log, after writing a diagnostics.json next to
 # its output (not a declared output, so Snakemake keeps it).
-FAILING = {
-    "workflow.yaml": """\
-        id: failing-note
-        version: 0.1.0
-        title: Failing note
-        description: Always fails, with a real error in its log, for the run-explaining tests.
-        tags: [test]
-        maintainers: [{name: snakegate tests}]
-        trust: community
-        rules:
-          note: {output: {note: text}}
-        outputs:
-          note: {path: results/note.txt, type: text, description: Never written.}
-        """,
-    "schema.json": json.dumps({
-        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
-        "additionalProperties": False, "properties": {
-            "label": {"type": "string", "default": "flux", "description": "A column name."}}}),
-    "Snakefile": """\
-        rule all:
-            input:
-                "results/note.txt",
-
-
-        rule note:
-            output:
-                note="results/note.txt",
-            log:
-                "logs/note.log",
-            params:
-                label=config["label"],
-            shell:
-                "echo 'reading the table' > {log}; "
-                "echo 'ValueError: the column {params.label} is empty' >> {log}; "
-                "printf '{{\\"residual\\": 0.25, \\"n_points\\": 3}}' > $(dirname {output.note})/diagnostics.json; "
-                "exit 3"
-        """,
-}
+FAILING = one_rule_workflow(
+    "failing-note", "Failing note", "Always fails, with a real error in its log, for the run-explaining tests.",
+    "echo 'reading the table' > {log}; "
+    "echo 'ValueError: the column {params.label} is empty' >> {log}; "
+    "printf '{{\\\"residual\\\": 0.25, \\\"n_points\\\": 3}}' > $(dirname {output.note})/diagnostics.json; "
+    "exit 3",
+    label={"type": "string", "default": "flux", "description": "A column name."}, log=True)
 
 
 @dataclass

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from registry_copies import LABEL_PARAM, TOKEN_PARAM, make_registry, note_workflow
+from registry_copies import LABEL_PARAM, TOKEN_PARAM, make_registry, note_workflow, one_rule_workflow
 from snakegate.commands.chat_cmds import build_app
 from snakegate.registry import Registry
 from snakegate.settings import load_settings
@@ -35,28 +35,6 @@ SIZE = (80, 24)
 API_NOTE = note_workflow("api-note", "API note",
                          "Writes a note with an API token that must never be shown or sent to a model.",
                          {"token": TOKEN_PARAM, "label": LABEL_PARAM})
-
-
-def one_rule_workflow(wf_id: str, title: str, description: str, shell: str) -> dict:
-    """A one-rule workflow with one optional `label` param whose job runs `shell` (for runs that are slow
-    or fail on purpose)."""
-    files = note_workflow(wf_id, title, description, {"label": LABEL_PARAM})
-    files["schema.json"] = files["schema.json"].replace('"required": ["token"]', '"required": []')
-    files["Snakefile"] = f'''\
-        rule all:
-            input:
-                "results/note.txt",
-
-
-        rule note:
-            output:
-                note="results/note.txt",
-            params:
-                label=config["label"],
-            shell:
-                "{shell}"
-        '''
-    return files
 
 
 # Runs for a minute unless cancelled.

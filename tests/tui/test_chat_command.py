@@ -10,9 +10,8 @@ import subprocess
 import sys
 import time
 
-from chat_pilot import one_rule_workflow
 from openai_server import DEFAULT_MODEL, ScriptedOpenAI
-from registry_copies import clean_env, make_registry
+from registry_copies import clean_env, make_registry, one_rule_workflow
 from snakegate.commands.chat_cmds import default_approver
 
 
