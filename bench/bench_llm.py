@@ -58,7 +58,7 @@ class Counting:
 
 def registry_copy(dest: Path) -> Path:
     dest.mkdir(parents=True)
-    for name in ("Snakefile", "schemas", "workflows", "data"):
+    for name in ("Snakefile", "workflows", "data"):
         src = REPO / name
         if src.is_dir():
             shutil.copytree(src, dest / name, ignore=shutil.ignore_patterns(".snakemake", "__pycache__"))

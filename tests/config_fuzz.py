@@ -109,7 +109,7 @@ class FuzzRegistry:
 
         root, outside = dest / "registry", dest / "outside"
         shutil.copytree(REPO / "workflows", root / "workflows", ignore=IGNORE)
-        shutil.copytree(REPO / "schemas", root / "schemas", ignore=IGNORE)
+        shutil.copytree(REPO / "snakegate" / "schemas", root / "schemas", ignore=IGNORE)
         shutil.copytree(REPO / "data", root / "data", ignore=IGNORE)
         shutil.copy(REPO / "Snakefile", root / "Snakefile")
         outside.mkdir()
@@ -381,7 +381,7 @@ class Oracle:
     def __init__(self, fz: FuzzRegistry):
         self.fz = fz
         self.roots = [os.path.realpath(r) for r in fz.settings.data_roots]
-        self.meta = Draft202012Validator(json.loads((REPO / "schemas" / "invocation.schema.json").read_text()))
+        self.meta = Draft202012Validator(json.loads((REPO / "snakegate" / "schemas" / "invocation.schema.json").read_text()))
         self._tables: dict[tuple[str, str], tuple[list[str], int] | None] = {}
 
     def _table(self, path: str, type_name: str) -> tuple[list[str], int] | None:

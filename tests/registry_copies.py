@@ -32,7 +32,7 @@ def make_registry(root: Path, extra_workflows: dict[str, dict] | None = None, *,
     """Snakefile, schemas/, tabular-profile (+ extras: {id: {file name: text}}) and the demo tables."""
     (root / "workflows").mkdir(parents=True)
     shutil.copy(REPO / "Snakefile", root / "Snakefile")
-    shutil.copytree(REPO / "schemas", root / "schemas", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "snakegate" / "schemas", root / "schemas", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copytree(REPO / "workflows" / "tabular-profile", root / "workflows" / "tabular-profile",
                     ignore=shutil.ignore_patterns(".snakemake", "__pycache__"))
     (root / "data" / "examples").mkdir(parents=True)

@@ -1,4 +1,4 @@
-"""The DESIGN.md layout (provenance/, agent/, tui/, schemas/ beside snakegate/) imports from a source checkout.
+"""The layout: every subpackage (provenance, agent, tui, schemas among them) imports from a source checkout.
 
 Snakemake puts the registry root first on sys.path, so with a regular (non-editable) install the
 top-level Snakefile imports the checkout's snakegate/ folder, not the installed package.
@@ -20,7 +20,7 @@ def test_mapped_subpackages_import_from_the_source_checkout_without_an_install()
             "print(snakegate.provenance.runstore.__file__)")
     proc = subprocess.run([sys.executable, "-S", "-c", code, str(REPO)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert Path(proc.stdout.strip()) == REPO / "provenance" / "runstore.py"
+    assert Path(proc.stdout.strip()) == REPO / "snakegate" / "provenance" / "runstore.py"
 
 
 
@@ -30,9 +30,9 @@ def test_the_install_ships_the_data_files_the_chat_and_the_gate_read():
     import fnmatch
     from setuptools.config.pyprojecttoml import read_configuration
     tool = read_configuration(REPO / "pyproject.toml")["tool"]["setuptools"]
-    dirs, data = tool["package-dir"], tool["package-data"]
+    data = tool["package-data"]
     wanted = {"snakegate.tui": "chat.tcss", "snakegate.schemas": "contract.schema.json",
               "snakegate": "templates/report.html.j2"}
     for package, name in wanted.items():
-        assert (REPO / dirs[package] / name).is_file()
+        assert (REPO / package.replace(".", "/") / name).is_file()
         assert any(fnmatch.fnmatch(name, pattern) for pattern in data.get(package, [])), (package, name)

@@ -594,7 +594,7 @@ def test_a_cancelled_run_records_the_finished_job_and_the_one_it_stopped(tmp_pat
 def test_the_provenance_package_imports_no_snakegate_core_module():
     import ast
 
-    for path in sorted((REPO / "provenance").glob("*.py")):
+    for path in sorted((REPO / "snakegate" / "provenance").glob("*.py")):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             names = []
