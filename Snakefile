@@ -9,17 +9,17 @@
 # snakegate_all asks for the workflow's own default target and its declared outputs,
 # and the handlers keep run.json and the PROV record current.
 # Each job's stderr goes to runs/<run_id>/stderr/; SIGTERM/SIGINT are a recorded cancel.
-# Inside each job Snakemake reads this file again: there snakegate/jobgate.py checks the job
+# Inside each job Snakemake reads this file again: there snakegate/run/jobgate.py checks the job
 # against its run's record instead of gating it in full.
 
 import time
 
 snakegate_parse_started = (time.perf_counter(), time.process_time())
 if workflow.is_main_process:
-    from snakegate.entry import GateRefused
-    from snakegate.prepare import prepare
+    from snakegate.run.entry import GateRefused
+    from snakegate.run.prepare import prepare
 else:  # Snakemake re-reading this file inside a job: the light gate, no DAG, no input hashes
-    from snakegate.jobgate import Refused as GateRefused, prepare
+    from snakegate.run.jobgate import Refused as GateRefused, prepare
 
 try:
     snakegate_run = prepare(config, workflow.basedir, workflow.overwrite_configfiles, workflow.exec_mode)

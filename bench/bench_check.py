@@ -20,7 +20,7 @@ def _has_check() -> bool:
 
 
 def registry_check(quick: bool, reps: int, timeout: float) -> dict:
-    from snakegate.registry import Registry
+    from snakegate.registry.workflows import Registry
 
     print("4. registry check (snakegate check)", flush=True)
     if not _has_check():

@@ -77,10 +77,10 @@ def bomb_timings(scratch: Scratch) -> dict:
     from registry_copies import make_registry
     from test_config_hostile import OPEN_NOTE, bomb
 
-    from snakegate.gate import gate
-    from snakegate.registry import Registry
-    from snakegate.runconfig import read_run_config
-    from snakegate.settings import load_settings
+    from snakegate.gate.prove import gate
+    from snakegate.registry.workflows import Registry
+    from snakegate.config.read import read_run_config
+    from snakegate.registry.settings import load_settings
 
     root = make_registry(scratch.fresh("bomb") / "registry", {"open-note": OPEN_NOTE})
     path = root / "bomb.yaml"

@@ -29,7 +29,7 @@ WARM_TARGET_S = 0.050
 
 def curated_examples() -> list[tuple[str, Path]]:
     """(workflow id, first example) for every loadable workflow of the repository's registry."""
-    from snakegate.registry import Registry
+    from snakegate.registry.workflows import Registry
     registry = Registry.load(REPO)
     for folder, why in sorted(registry.broken.items()):
         print(f"  note: workflows/{folder} cannot be loaded and is not timed ({why.splitlines()[0]})", file=sys.stderr)
@@ -43,10 +43,10 @@ def curated_examples() -> list[tuple[str, Path]]:
 
 def resolved_params(registry_root: Path, example: Path) -> tuple[dict | None, str | None]:
     """The params Snakemake would be handed for `example` (absolute artifact paths), or why not."""
-    from snakegate.gate import gate
-    from snakegate.registry import Registry
-    from snakegate.runconfig import read_run_config
-    from snakegate.settings import load_settings
+    from snakegate.gate.prove import gate
+    from snakegate.registry.workflows import Registry
+    from snakegate.config.read import read_run_config
+    from snakegate.registry.settings import load_settings
 
     data, error = read_run_config(example)
     if error is not None:
@@ -109,10 +109,10 @@ def gate_vs_dry_run(scratch: Scratch, quick: bool, reps: int, timeout: float) ->
 def warm_gate(quick: bool, calls: int) -> dict:
     """validate_params exactly as the chat agent calls it: the platform action on one loaded registry,
     the same params again and again (the gate inside it, DAG step included, plus redaction and shaping)."""
-    from snakegate.agent.actions import ActionContext, call_action
-    from snakegate.registry import Registry
-    from snakegate.runconfig import read_run_config
-    from snakegate.settings import load_settings
+    from snakegate.agent.actions.platform import ActionContext, call_action
+    from snakegate.registry.workflows import Registry
+    from snakegate.config.read import read_run_config
+    from snakegate.registry.settings import load_settings
 
     print(f"2. warm in-process validate_params (the agent's action x {calls} on a loaded registry)", flush=True)
     ctx = ActionContext(Registry.load(REPO), load_settings(REPO))

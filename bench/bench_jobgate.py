@@ -1,7 +1,7 @@
 """Job-side gate (issue 16.3): snakegate's own time inside each job, for a 1 KB and a 500 MB input.
 
 Snakemake re-reads the top-level Snakefile in every job; there snakegate runs
-the light gate of snakegate/jobgate.py. Each job writes what snakegate cost it
+the light gate of snakegate/run/jobgate.py. Each job writes what snakegate cost it
 (`gate_seconds` wall, `gate_cpu_seconds` CPU: from the Snakefile's first line
 through the imports, the job gate, the resources and the job's record) into
 runs/<id>/jobs/*.json; this script reads those records. Cases:
@@ -42,7 +42,7 @@ def make_registry(parent: Path, big_mb: int) -> Path:
     shutil.copy2(REPO / "Snakefile", root / "Snakefile")
     shutil.copytree(REPO / "profiles", root / "profiles")
     sys.path.insert(0, str(REPO / "tests"))
-    from spawned_workflow import SPAWNED  # the same workflow tests/test_jobgate.py runs
+    from spawned_workflow import SPAWNED  # the same workflow tests/run/test_jobgate.py runs
 
     for name, text in SPAWNED.items():
         (root / "workflows" / "spawned" / name).write_text(textwrap.dedent(text))
@@ -86,8 +86,8 @@ def full_gate_s(root: Path, config: str) -> float:
     """What a job paid before the light gate: the full gate's imports and the gate with input hashes (no DAG),
     in a fresh process that has imported Snakemake first, as a job has."""
     code = ("import time,sys\nimport snakemake.api\nfrom pathlib import Path\nt=time.perf_counter()\n"
-            "from snakegate.gate import gate\nfrom snakegate.registry import Registry\n"
-            "from snakegate.runconfig import read_run_config\nfrom snakegate.settings import load_settings\n"
+            "from snakegate.gate.prove import gate\nfrom snakegate.registry.workflows import Registry\n"
+            "from snakegate.config.read import read_run_config\nfrom snakegate.registry.settings import load_settings\n"
             f"root=Path('.').resolve()\nconfig,_=read_run_config('{config}')\n"
             "r=gate(Registry.load(root),config,load_settings(root),check_dag=False)\n"
             "assert r.ok,r.errors\nprint(time.perf_counter()-t)\n")

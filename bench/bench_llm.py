@@ -94,11 +94,11 @@ def start_server(binary: str, gguf: str, threads: int, ctx: int) -> tuple[subpro
 
 
 def one(request: str, root: Path, base_url: str, model: str, mode: str, max_tokens: int, timeout: float) -> dict:
-    from snakegate.agent.backends import OpenAIBackend
+    from snakegate.agent.backends.choose import OpenAIBackend
     from snakegate.agent.controller import Conversation
     from snakegate.agent.events import DraftReady
-    from snakegate.registry import Registry
-    from snakegate.settings import load_settings
+    from snakegate.registry.workflows import Registry
+    from snakegate.registry.settings import load_settings
 
     backend = Counting(OpenAIBackend(base_url, model, timeout=timeout, max_tokens=max_tokens, tool_mode=mode))
     convo = Conversation(Registry.load(root), load_settings(root), backend, max_steps=MAX_REQUESTS + 2)

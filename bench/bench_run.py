@@ -41,8 +41,8 @@ try:
 except ImportError as exc:
     print(json.dumps({"status": "pending", "why": f"snakegate.provenance.capture is not importable ({exc})"}))
     sys.exit(0)
-from snakegate.entry import MODULE_PREFIX
-from snakegate.registry import Registry
+from snakegate.run.entry import MODULE_PREFIX
+from snakegate.registry.workflows import Registry
 imported = time.perf_counter() - t0
 registry_root, run_dir = Path(sys.argv[1]), Path(sys.argv[2])
 wf = Registry.load(registry_root).get("fanout")

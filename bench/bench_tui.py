@@ -41,14 +41,14 @@ def _child(registry: str) -> None:
     import asyncio
 
     from snakegate.commands.chat_cmds import build_app
-    from snakegate.settings import load_settings
+    from snakegate.registry.settings import load_settings
     from textual import events
 
     imported = time.monotonic()
     marks: dict[str, float] = {}
 
     def load_registry():  # as `snakegate chat` does: the registry is loaded on first use, after the paint
-        from snakegate.registry import Registry
+        from snakegate.registry.workflows import Registry
 
         return Registry.load(settings.registry_root)
 
@@ -130,8 +130,8 @@ def _warm(registry: str, reps: int) -> list[float]:
     import asyncio
 
     from snakegate.commands.chat_cmds import build_app
-    from snakegate.registry import Registry
-    from snakegate.settings import load_settings
+    from snakegate.registry.workflows import Registry
+    from snakegate.registry.settings import load_settings
     from textual import events
 
     settings = load_settings(Path(registry))

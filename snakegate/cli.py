@@ -25,12 +25,12 @@ class Context:
 
     @cached_property
     def settings(self):
-        from snakegate.settings import settings_for
+        from snakegate.registry.settings import settings_for
         return settings_for(self.args.registry)
 
     @cached_property
     def registry(self):
-        from snakegate.registry import Registry
+        from snakegate.registry.workflows import Registry
         return Registry.load(self.settings.registry_root)
 
     def workflow(self, workflow_id: str):
@@ -38,7 +38,7 @@ class Context:
         if wf is None:
             if workflow_id in self.registry.broken:
                 raise UserError(self.registry.broken[workflow_id], ExitCode.INVALID)
-            from snakegate.contract import did_you_mean
+            from snakegate.contract.dialect import did_you_mean
             close = did_you_mean(workflow_id, self.registry.ids())
             hint = f"; did you mean `{close}`?" if close else f"; available: {', '.join(self.registry.ids())}"
             raise UserError(f"no workflow `{workflow_id}` in the registry at {self.registry.root}{hint}", ExitCode.INVALID)

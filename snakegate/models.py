@@ -10,9 +10,9 @@ ErrorCode = Literal[
     "unknown_workflow", "version_mismatch", "invalid_yaml", "required", "type", "range", "enum",
     "pattern", "unknown_param", "path_outside_roots", "not_found", "format", "column_missing", "dag",
     "invocation_mismatch", "preflight", "tool_missing", "sample_sheet", "secret_key",
-    # hostile run-config files and shapes (snakegate.runconfig, snakegate.configshape)
+    # hostile run-config files and shapes (snakegate.config.read, snakegate.config.shape)
     "yte_config", "python_tag", "duplicate_key", "yaml_bomb", "too_deep", "too_large",
-    # what runs is what was gated (snakegate.entry, snakegate.pinning)
+    # what runs is what was gated (snakegate.run.entry, snakegate.run.pinning)
     "run_exists", "input_changed",
 ]
 
@@ -34,7 +34,7 @@ class ParamResource(BaseModel):
 
 
 class RuleResources(BaseModel):
-    """What one rule needs from a scheduler (snakegate.resources applies it to Snakemake's rule)."""
+    """What one rule needs from a scheduler (snakegate.contract.resources applies it to Snakemake's rule)."""
 
     model_config = ConfigDict(extra="forbid")
     threads: int | ParamResource | None = None
@@ -84,7 +84,7 @@ class Tool(BaseModel):
 
 
 class Manifest(BaseModel):
-    """workflows/<id>/workflow.yaml, after it passed schemas/workflow.schema.json."""
+    """workflows/<id>/workflow.yaml, after it passed snakegate/schemas/workflow.schema.json."""
 
     model_config = ConfigDict(extra="forbid")
     id: str

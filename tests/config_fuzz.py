@@ -17,7 +17,7 @@ own default filling, the invocation meta-schema, `os.path.realpath` for data
 roots, pandas for table headers and row counts, Snakemake's own loader for
 text, and the writer's read-back for what a run would write.
 
-Used by tests/test_config_fuzz.py (a few hundred examples) and
+Used by tests/config/test_fuzz.py (a few hundred examples) and
 bench/bench_fuzz.py (10,000). Writes only inside `dest`.
 """
 
@@ -104,8 +104,8 @@ class FuzzRegistry:
 
     @classmethod
     def make(cls, dest: Path) -> "FuzzRegistry":
-        from snakegate.registry import Registry
-        from snakegate.settings import load_settings
+        from snakegate.registry.workflows import Registry
+        from snakegate.registry.settings import load_settings
 
         root, outside = dest / "registry", dest / "outside"
         shutil.copytree(REPO / "workflows", root / "workflows", ignore=IGNORE)
@@ -151,7 +151,7 @@ class FuzzRegistry:
         demo = sorted(p.relative_to(root).as_posix() for p in (root / "data" / "examples").rglob("*") if p.is_file())
         fz.good_paths = {t: [f for f in demo if any(f.endswith(e) for e in spec.get("extensions", []))]
                          for t, spec in artifact_types().items()}
-        from snakegate.runconfig import read_run_config
+        from snakegate.config.read import read_run_config
 
         for wf_id in fz.registry.ids():
             for path in fz.registry.get(wf_id).examples():
@@ -457,8 +457,8 @@ def _without_null_params(invocation: Any) -> Any:
 
 def _result_reasons(invocation: dict, result, roots: list[str]) -> list[str]:
     """What the accepted result itself must be: canonical JSON, pinned, and writable as a run config."""
-    from snakegate.configwrite import dump_config, same
-    from snakegate.entry import explicit_config
+    from snakegate.config.write import dump_config, same
+    from snakegate.run.entry import explicit_config
 
     why = []
     try:
@@ -490,9 +490,9 @@ class Outcome:
 
 
 def fuzz_one(fz: FuzzRegistry, oracle: Oracle, example: dict) -> Outcome:
-    from snakegate.configwrite import same
-    from snakegate.gate import gate
-    from snakegate.runconfig import load_config_text
+    from snakegate.config.write import same
+    from snakegate.gate.prove import gate
+    from snakegate.config.read import load_config_text
 
     wf_id, invocation = example["workflow"], example["invocation"]
     try:

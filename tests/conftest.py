@@ -62,7 +62,7 @@ def snakegate_cmd():
 @pytest.fixture
 def roc_validator():
     """roc-validator's command (it lives in its own environment; .ci/run provisions it), or a skip saying how."""
-    from snakegate.provenance import rocval
+    from snakegate.provenance.rocrate import validate as rocval
 
     cli = rocval.find()
     if cli is None:

@@ -1,4 +1,4 @@
-"""Workflows and helpers for the fault tests (tests/test_runs_faults.py) and the fault matrix (bench/fault_matrix.py).
+"""Workflows and helpers for the fault tests (tests/run/test_faults.py) and the fault matrix (bench/fault_matrix.py).
 
 Three tiny workflows: `slow-steps` (n steps that each sleep, then a gather:
 a run that succeeds slowly enough to be interrupted), `fails-on-purpose` (a

@@ -1,7 +1,7 @@
 """A workflow whose jobs each run in a process of their own (two `run:` rules), as a cluster's jobs do.
 
 Snakemake spawns a process per `run:` job, which re-reads the top-level Snakefile: so a plain local
-run of this workflow exercises the job side of snakegate (tests/test_jobgate.py, bench/bench_jobgate.py).
+run of this workflow exercises the job side of snakegate (tests/run/test_jobgate.py, bench/bench_jobgate.py).
 Its files are indented text for registry_copies.make_registry (which dedents them).
 """
 

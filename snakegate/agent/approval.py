@@ -17,11 +17,11 @@ import secrets
 import threading
 from collections.abc import Callable
 
-from snakegate import runner
+from snakegate.run import runner
 from snakegate.agent.events import Approval
 from snakegate.errors import UserError
 from snakegate.provenance.origin import OriginError, origin_fields
-from snakegate.runconfig import read_run_config
+from snakegate.config.read import read_run_config
 
 
 def _utc_now() -> str:

@@ -3,7 +3,7 @@
 Owns the message history (OpenAI wire format), the sensitive values the
 researcher entered out of band (`set_sensitive`/`enter_sensitive`), the current
 `Draft` and the one live `Approval`. `send()` asks the backend for the next
-step, runs the platform actions it asks for within the caps (agent/limits.py),
+step, runs the platform actions it asks for within the caps (agent/actions/limits.py),
 writes a draft when validate_params or fork_run passes the gate, logs
 everything to the audit log and returns events for the UI. A failed request
 rolls the whole turn back, so a retry is clean. It never raises on backend
@@ -28,10 +28,10 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from snakegate.agent import limits
-from snakegate.agent.act_data import data_files
-from snakegate.agent.act_registry import param_table
-from snakegate.agent.actions import ActionContext, Outcome, call_action, conversation_secrets, error_result, result_json
+from snakegate.agent.actions import limits
+from snakegate.agent.actions.data import data_files
+from snakegate.agent.actions.registry import param_table
+from snakegate.agent.actions.platform import ActionContext, Outcome, call_action, conversation_secrets, error_result, result_json
 from snakegate.agent.approval import Approving
 from snakegate.agent.audit import AuditLog
 from snakegate.agent.backend import Backend, BackendError, Reply
@@ -39,14 +39,14 @@ from snakegate.agent.drafts import write_draft
 from snakegate.agent.events import (
     ActionCalled, Approval, AssistantSaid, BackendFailed, Draft, DraftCleared, DraftReady, Event, SecretRequested,
 )
-from snakegate.agent.guided_parse import request_values
+from snakegate.agent.guided.parse import request_values
 from snakegate.agent.history import call_key, request_view, scrub_messages
 from snakegate.agent.prompt import clear_choice, relative, system_prompt
 from snakegate.agent.redact import MASKED_NOTE, MASKED_NOTE_RE, sensitive_params
-from snakegate.agent.tools import conversation_tools, params_schema
+from snakegate.agent.actions.wire import conversation_tools, params_schema
 from snakegate.errors import UserError
-from snakegate.registry import Registry
-from snakegate.settings import Settings
+from snakegate.registry.workflows import Registry
+from snakegate.registry.settings import Settings
 
 DEFAULT_GREETING = ("Hello! Tell me what you would like to analyse, and with which data. I can find a workflow, "
                     "check your files and fill in its parameters; you approve the run in the panel.")

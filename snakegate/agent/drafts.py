@@ -12,10 +12,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from snakegate.agent.action_base import Proposal
+from snakegate.agent.actions.base import Proposal
 from snakegate.agent.events import Draft
 from snakegate.agent.prompt import relative
-from snakegate.runconfig import dump_yaml, write_atomic
+from snakegate.config.write import dump_config, write_atomic
 
 
 # How each door tells the person to approve a draft (the header's second line)
@@ -29,7 +29,7 @@ def draft_text(p: Proposal, root: Path, door: str = "chat") -> str:
     if p.fork is not None:
         text += (f"# A fork of run {p.fork.parent_run} ({', '.join(p.fork.changes)} changed): once approved "
                  f"it re-runs only {', '.join(p.fork.changed_rules)} and what follows.\n")
-    return text + dump_yaml(config)
+    return text + dump_config(config)
 
 
 def write_draft(p: Proposal, root: Path, door: str = "chat") -> Draft:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from snakegate.agent.action_base import ForkOrigin
+from snakegate.agent.actions.base import ForkOrigin
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from snakegate.registry import Registry
-from snakegate.settings import Settings
+from snakegate.registry.workflows import Registry
+from snakegate.registry.settings import Settings
 
 MAX_LISTED = 20  # a bigger registry is searched, not listed
 CLEAR_RATIO = 2.0  # the best search score must be this many times the runner-up's to count as the clear choice

@@ -1,6 +1,6 @@
 """Hide `x-sensitive` values from the model: replace them by a placeholder, scrub them out of free text.
 
-Owns the walk over a params object (through `snakegate.contract.iter_nodes`, so
+Owns the walk over a params object (through `snakegate.contract.dialect.iter_nodes`, so
 nested objects and array items count); the placeholder "<redacted>" and what counts
 as a secret string are the provenance record's (`snakegate.provenance.secrets`).
 Pure functions on plain data: nothing is read, written or sent from here.
@@ -12,7 +12,7 @@ import copy
 import re
 from typing import Any
 
-from snakegate.contract import iter_nodes
+from snakegate.contract.dialect import iter_nodes
 # One definition of what counts as a secret string, shared with the provenance record's scrubbing.
 from snakegate.provenance.secrets import PLACEHOLDER, secret_strings  # noqa: F401  (re-exported)
 

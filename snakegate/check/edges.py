@@ -11,12 +11,12 @@ from snakegate import metaschemas
 from snakegate.check.facts import (
     Finding, WorkflowFacts, artifacts_of, checkpoints, name_of, positional_names, show,
 )
-from snakegate.contract import did_you_mean
-from snakegate.outputs import PatternError, expand_outputs
+from snakegate.contract.dialect import did_you_mean
+from snakegate.contract.outputs import PatternError, expand_outputs
 
 
 def type_findings(f: WorkflowFacts) -> list[Finding]:
-    """Every artifact type workflow.yaml names is one of the registry's (schemas/artifact-types.json);
+    """Every artifact type workflow.yaml names is one of the registry's (snakegate/schemas/artifact-types.json);
     `a|b` lets one input take either type (an expand() over extensions)."""
     if f.manifest is None or f.manifest_problems:
         return []
@@ -34,7 +34,7 @@ def type_findings(f: WorkflowFacts) -> list[Finding]:
                                f"{where} is `{type_name}`, which is not an artifact type of this registry",
                                rule=rule, file=f"{f.rel}/workflow.yaml",
                                hint=(f"did you mean `{close}`? " if close else "")
-                               + f"known types: {', '.join(known)} (schemas/artifact-types.json)"))
+                               + f"known types: {', '.join(known)} (snakegate/schemas/artifact-types.json)"))
     return out
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from snakegate.check.facts import Finding, WorkflowFacts, undeclared_at
-from snakegate.contract import contract_problems
+from snakegate.contract.dialect import contract_problems
 
 HIDDEN_HINT = ("give the file through an x-artifact param in schema.json (or a path column of a sample sheet) and "
                "name it in the rule's input: (e.g. input: table=config[\"table_file\"]), or produce it with another rule")
@@ -20,7 +20,7 @@ def contract_findings(f: WorkflowFacts) -> list[Finding]:
     manifest_file = f"{f.rel}/workflow.yaml"
     for problem in f.manifest_problems:
         out.append(Finding("error", f.id, "manifest_invalid", problem, file=manifest_file,
-                           hint="fix workflow.yaml to match schemas/workflow.schema.json (see workflows/CONTRIBUTING.md)"))
+                           hint="fix workflow.yaml to match snakegate/schemas/workflow.schema.json (see workflows/CONTRIBUTING.md)"))
     schema_file = f"{f.rel}/schema.json"
     if f.schema_problem:
         out.append(Finding("error", f.id, "schema_invalid", f.schema_problem, file=schema_file,
@@ -28,7 +28,7 @@ def contract_findings(f: WorkflowFacts) -> list[Finding]:
     elif f.schema is not None:
         for code, sentence in contract_problems(f.schema):
             hint = ("make the default satisfy its own type, range or enum, or drop it" if code == "default_invalid"
-                    else "see schemas/contract.schema.json and workflows/CONTRIBUTING.md")
+                    else "see snakegate/schemas/contract.schema.json and workflows/CONTRIBUTING.md")
             out.append(Finding("error", f.id, code, sentence, file=schema_file, hint=hint))
     for code, message in f.crashes:
         out.append(Finding("error", f.id, code, message,

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from snakegate.check.reading import WorkflowSource
-from snakegate.contract import is_builtin, iter_nodes
-from snakegate.dag import Dag
+from snakegate.contract.dialect import is_builtin, iter_nodes
+from snakegate.gate.dag import Dag
 from snakegate.models import GateError
 
 Severity = Literal["error", "warning"]

@@ -20,8 +20,8 @@ from pathlib import Path, PurePosixPath
 from snakegate.check.facts import ExampleFacts, Finding, WorkflowFacts
 from snakegate.check.hygiene import IGNORED_LINTS
 from snakegate.check.reading import SnakefileSyntaxError, find_snakefile, read_workflow
-from snakegate.contract import did_you_mean
-from snakegate.dag import DagError
+from snakegate.contract.dialect import did_you_mean
+from snakegate.gate.dag import DagError
 from snakegate.errors import ExitCode, UserError
 from snakegate.models import GateError
 # ----------------------------------------------------------------------------------------------
@@ -74,7 +74,7 @@ def _gather_preflight(facts: WorkflowFacts, folder: Path, registry, settings) ->
 def _gather_manifest(facts: WorkflowFacts, folder: Path, registry, settings) -> None:
     from ruamel.yaml import YAML, YAMLError
 
-    from snakegate.registry import manifest_problems
+    from snakegate.registry.workflows import manifest_problems
 
     path = folder / "workflow.yaml"
     if not path.is_file():
@@ -144,10 +144,10 @@ def _schema_usable(schema: dict | None) -> bool:
 
 
 def _gather_examples(facts: WorkflowFacts, folder: Path, registry, settings) -> None:
-    from snakegate.dag import build_dag
-    from snakegate.gate import gate
-    from snakegate.runconfig import read_run_config
-    from snakegate.sheetpaths import with_absolute_paths
+    from snakegate.gate.dag import build_dag
+    from snakegate.gate.prove import gate
+    from snakegate.config.read import read_run_config
+    from snakegate.gate.sheet_paths import with_absolute_paths
 
     wf = registry.get(folder.name)
     if facts.manifest_problems:
@@ -193,18 +193,18 @@ def _gather_examples(facts: WorkflowFacts, folder: Path, registry, settings) -> 
 
 def _sheet_inputs(schema: dict, params: dict, settings) -> dict[str, tuple[str, str]]:
     """Files named by the example's sample sheets (already proven by the gate): path -> (key, artifact type)."""
-    from snakegate import samplesheet
-    from snakegate.contract import format_path, iter_nodes
+    from snakegate.contract import sheets
+    from snakegate.contract.dialect import format_path, iter_nodes
 
     out = {}
     for node in iter_nodes(schema, params):
-        sheet = samplesheet.row_schema(node.schema)
+        sheet = sheets.row_schema(node.schema)
         if sheet is None or not isinstance(node.value, str):
             continue
         name = format_path(node.parts)
-        result = samplesheet.sheet_problems(name, Path(node.value), node.schema["x-artifact"], sheet,
+        result = sheets.sheet_problems(name, Path(node.value), node.schema["x-artifact"], sheet,
                                             settings.registry_root, [r.resolve() for r in settings.data_roots])
-        columns = samplesheet.path_columns(sheet)
+        columns = sheets.path_columns(sheet)
         for key, path in result.inputs.items():
             out[os.path.normpath(str(path))] = (key.removeprefix("params."), columns[key.rsplit(".", 1)[1]])
     return out
@@ -215,7 +215,7 @@ def _gather_lint(facts: WorkflowFacts, folder: Path, registry, settings) -> None
     example = next((ex for ex in facts.examples if ex.dag is not None), None)
     if example is None:
         return
-    from snakegate import dag as dagmod
+    from snakegate.gate import dag as dagmod
 
     report = _lint(find_snakefile(folder), example.resolved_params, dagmod)
     root = settings.registry_root

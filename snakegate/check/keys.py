@@ -13,7 +13,7 @@ import os
 from snakegate.check.facts import (
     Finding, WorkflowFacts, declared_paths, is_open, key_text, properties, subschema, undeclared_at,
 )
-from snakegate.contract import did_you_mean, format_path
+from snakegate.contract.dialect import did_you_mean, format_path
 
 _HOW = {"lookup": "with lookup() ", "script": "by its script ", "module": "in a module Snakefile "}
 

@@ -1,6 +1,6 @@
 """Proof: the per-rule resources of workflow.yaml (`rules.<rule>.resources`) give every run a usable value.
 
-A value is a whole number, or `{param, times, plus}` (see snakegate.resources). A param reference must
+A value is a whole number, or `{param, times, plus}` (see snakegate.contract.resources). A param reference must
 name a declared top-level param that is a number, always has a value (required, or a default) and whose
 schema minimum keeps the resource at 1 or more; every example must resolve to whole numbers >= 1. Where
 the rule's Snakefile sets the same resource itself (`threads:`, `resources:`) to something else, a
@@ -16,8 +16,8 @@ import re
 from pathlib import PurePosixPath
 
 from snakegate.check.facts import Finding, WorkflowFacts, properties
-from snakegate.contract import did_you_mean
-from snakegate.resources import NAMES, ResourceError, value_of
+from snakegate.contract.dialect import did_you_mean
+from snakegate.contract.resources import NAMES, ResourceError, value_of
 
 FIX = "see `resources` in workflows/CONTRIBUTING.md"
 

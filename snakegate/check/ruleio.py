@@ -15,8 +15,8 @@ from snakegate.check.examples import HIDDEN_HINT
 from snakegate.check.facts import (
     Finding, WorkflowFacts, artifacts_of, checkpoints, inside, positional_names, rel_file, rule_line, show,
 )
-from snakegate.outputs import PatternError, expand_outputs
-from snakegate.contract import did_you_mean
+from snakegate.contract.outputs import PatternError, expand_outputs
+from snakegate.contract.dialect import did_you_mean
 
 
 def io_findings(f: WorkflowFacts) -> list[Finding]:

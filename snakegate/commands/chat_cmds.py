@@ -95,7 +95,7 @@ def build_app(registry, settings, *, guided: bool = False, model: str | None = N
     from snakegate.tui.app import ChatApp
 
     def connect():
-        from snakegate.agent.backends import make_backend
+        from snakegate.agent.backends.choose import make_backend
         from snakegate.agent.controller import Conversation
 
         backend = make_backend(settings, guided=guided, model=model, base_url=base_url, **backend_opts)
@@ -119,12 +119,12 @@ def default_approver(root) -> str:
 
 
 def cmd_ask(ctx) -> int:
-    from snakegate.agent.backends import make_backend
+    from snakegate.agent.backends.choose import make_backend
     from snakegate.agent.controller import Conversation
     from snakegate.agent.oneshot import ask
     from snakegate.agent.prompt import relative
     from snakegate.commands.run_cmds import ProgressPrinter, exit_for, summary_line
-    from snakegate.runner import GateRejected, RunOptions
+    from snakegate.run.runner import GateRejected, RunOptions
 
     args = ctx.args
     if args.cores < 1:

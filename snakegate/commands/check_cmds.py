@@ -56,7 +56,7 @@ def cmd_draft(ctx) -> int:
     from pathlib import Path
 
     from snakegate.check.reading import SnakefileSyntaxError
-    from snakegate.draft import draft
+    from snakegate.contribute.draft import draft
 
     try:
         result = draft(Path(ctx.args.path), ctx.settings.registry_root, ctx.args.wf_id)
@@ -137,7 +137,7 @@ def print_report(report, stream=None) -> None:
 
 
 def cmd_test(ctx) -> int:
-    from snakegate.testrun import find_cases, run_case
+    from snakegate.contribute.testcases import find_cases, run_case
 
     folders = _folders(ctx)
     if not folders:

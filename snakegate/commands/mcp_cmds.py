@@ -2,7 +2,7 @@
 
 Checks the options (HTTP binds a loopback address unless `--allow-remote`
 says otherwise, because the server has no authentication), finds who is
-recorded as approving runs, and hands over to `snakegate.agent.mcp_server`,
+recorded as approving runs, and hands over to `snakegate.agent.mcp.server`,
 imported only when the command runs so `snakegate --help` stays instant.
 """
 
@@ -61,7 +61,7 @@ def cmd_mcp(ctx) -> int:
         raise UserError(f"--cores {args.cores}: give at least 1", ExitCode.USAGE)
     if not 1 <= port <= 65535:
         raise UserError(f"--port {port} is not a port number (1-65535)", ExitCode.USAGE)
-    from snakegate.agent.mcp_server import serve
+    from snakegate.agent.mcp.server import serve
     from snakegate.commands.chat_cmds import default_approver
 
     approver = args.user.strip() if args.user and args.user.strip() else default_approver(ctx.settings.registry_root)

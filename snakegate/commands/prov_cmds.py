@@ -96,19 +96,19 @@ def _rel(path: Path, root: Path) -> str:
 
 
 def parent_invocation(run_dir: Path) -> dict:
-    """The run config a run was started with (see snakegate.forking.parent_invocation)."""
-    from snakegate.forking import parent_invocation as core
+    """The run config a run was started with (see snakegate.run.fork.parent_invocation)."""
+    from snakegate.run.fork import parent_invocation as core
     return core(run_dir)
 
 
 def _workflow_of(ctx, run_dir: Path):
     """The workflow a run executed (its run folder's copy, else the registry's; None when gone)."""
-    from snakegate.runfacts import workflow_of
+    from snakegate.views.facts import workflow_of
     return workflow_of(ctx.registry, run_dir)
 
 
 def _pin_of(run_dir: Path) -> Path | None:
-    from snakegate.pinning import has_copy
+    from snakegate.run.pinning import has_copy
     return run_dir if has_copy(run_dir) else None
 
 
@@ -118,7 +118,7 @@ def _outputs(wf) -> dict | None:
 
 def parse_set(text: str) -> tuple[list[str], object]:
     """'a.b=value' -> (['a', 'b'], value read as YAML)."""
-    from snakegate.runconfig import parse_yaml
+    from snakegate.config.read import parse_yaml
 
     key, sep, raw = text.partition("=")
     key = key.strip()
@@ -135,7 +135,7 @@ def parse_set(text: str) -> tuple[list[str], object]:
 
 
 def apply_set(params: dict, parts: list[str], value) -> None:
-    from snakegate.forking import apply_change
+    from snakegate.run.fork import apply_change
     try:
         apply_change(params, parts, value)
     except UserError as exc:
@@ -217,7 +217,7 @@ def cmd_rerun(ctx) -> int:
 def cmd_fork(ctx) -> int:
     from snakegate.commands.registry_cmds import print_gate_result
     from snakegate.commands.run_cmds import exit_for, options_from, run_and_report
-    from snakegate.forking import ForkRefused, plan_fork
+    from snakegate.run.fork import ForkRefused, plan_fork
 
     parent = _run(ctx, ctx.args.run)
     changes = {}
@@ -345,7 +345,8 @@ def _show(value) -> str:
 
 
 def cmd_export(ctx) -> int:
-    from snakegate.provenance import compare, rocrate_export
+    from snakegate.provenance import compare
+    from snakegate.provenance.rocrate import export as rocrate_export
 
     run_dir = _run(ctx, ctx.args.run)
     wf = _workflow_of(ctx, run_dir)
@@ -370,7 +371,7 @@ def cmd_export(ctx) -> int:
         shutil.rmtree(old, ignore_errors=True)
     print(f"wrote the Workflow Run RO-Crate (Provenance Run Crate 0.5) of run {run_dir.name} to {dest}")
     if ctx.args.validate:
-        from snakegate.provenance import rocval
+        from snakegate.provenance.rocrate import validate as rocval
         try:
             problems = rocrate_export.validate(dest)
         except rocval.ValidatorMissing as exc:

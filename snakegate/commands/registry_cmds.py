@@ -78,7 +78,7 @@ def cmd_search(ctx) -> int:
 
 
 def cmd_init(ctx) -> int:
-    from snakegate.template import run_config_template
+    from snakegate.config.template import run_config_template
 
     wf = ctx.workflow(ctx.args.id)
     text = run_config_template(wf, ctx.registry.root)
@@ -113,9 +113,9 @@ def print_gate_result(result, source: str, stream=None) -> None:
 
 
 def validate_file(ctx, path: str):
-    from snakegate.gate import gate
+    from snakegate.gate.prove import gate
     from snakegate.models import GateResult
-    from snakegate.runconfig import read_run_config
+    from snakegate.config.read import read_run_config
 
     data, yaml_error = read_run_config(path)
     if yaml_error is not None:

@@ -1,4 +1,4 @@
-"""`snakegate report RUN [-o FILE] [--force]`: a run's page as one self-contained HTML file (snakegate.report)."""
+"""`snakegate report RUN [-o FILE] [--force]`: a run's page as one self-contained HTML file (snakegate.views.report)."""
 
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ def register(sub, epilog: str) -> None:
 
 
 def cmd_report(ctx) -> int:
-    from snakegate import report
+    from snakegate.views import report
     from snakegate.commands.run_cmds import find_run_or_fail
-    from snakegate.runfacts import UnreadableRun, relative_to
+    from snakegate.views.facts import UnreadableRun, relative_to
 
     run_dir = find_run_or_fail(ctx, ctx.args.run)
     dest = Path(ctx.args.output) if ctx.args.output else report.default_path(run_dir)

@@ -62,8 +62,8 @@ def register(sub, epilog: str) -> None:
 
 
 def options_from(args, **extra):
-    from snakegate.profiles import check_executor, checked_profile
-    from snakegate.runner import RunOptions
+    from snakegate.run.profiles import check_executor, checked_profile
+    from snakegate.run.runner import RunOptions
     if args.cores != "all" and args.cores < 1:
         raise UserError(f"--cores must be at least 1, or `all` (got {args.cores})")
     if args.jobs is not None and args.jobs < 1:
@@ -95,7 +95,7 @@ def run_and_report(ctx, invocation: dict, options, source: str, extra_record: di
     """Shared by run, rerun and fork: gate + execute + one-line summary; returns the outcome.
     `pinned_from`: the recorded run whose workflow copy is run (rerun, fork), not the registry's."""
     from snakegate.commands.registry_cmds import print_gate_result
-    from snakegate.runner import GateRejected, execute
+    from snakegate.run.runner import GateRejected, execute
 
     echo = (lambda line: sys.stderr.write(line)) if getattr(ctx.args, "verbose", False) else None
     try:
@@ -142,7 +142,7 @@ def _rel(path, root) -> str:
 
 
 def cmd_run(ctx) -> int:
-    from snakegate.runconfig import read_run_config
+    from snakegate.config.read import read_run_config
 
     if ctx.args.dry_run:
         raise UserError(f"snakegate run has no dry run: `snakegate validate {ctx.args.config}` passes the config "
@@ -163,8 +163,8 @@ def exit_for(status: str) -> int:
 
 
 def _records(ctx) -> list[tuple]:
-    """(folder, record, note) of every run; stale `running` records are completed on the way (staleruns.py)."""
-    from snakegate import staleruns
+    """(folder, record, note) of every run; stale `running` records are completed on the way (stale.py)."""
+    from snakegate.run import stale
     from snakegate.provenance import runstore
 
     out = []
@@ -173,14 +173,14 @@ def _records(ctx) -> list[tuple]:
         if problem:
             out.append((folder, {"run_id": folder.name, "status": runstore.UNREADABLE}, problem))
             continue
-        record = staleruns.refresh(ctx.settings, folder, record)
-        out.append((folder, record, staleruns.record_note(folder, record)))
+        record = stale.refresh(ctx.settings, folder, record)
+        out.append((folder, record, stale.record_note(folder, record)))
     return out
 
 
 def cmd_runs(ctx) -> int:
     from snakegate.commands import run_views
-    from snakegate.contract import did_you_mean
+    from snakegate.contract.dialect import did_you_mean
     from snakegate.provenance import runstore
 
     args = ctx.args
@@ -237,7 +237,8 @@ def find_run_or_fail(ctx, ref: str):
 
 
 def cmd_show_run(ctx) -> int:
-    from snakegate import runfacts, staleruns
+    from snakegate.views import facts
+    from snakegate.run import stale
     from snakegate.commands.run_views import show_run_lines
     from snakegate.provenance import compare, runstore
 
@@ -246,23 +247,23 @@ def cmd_show_run(ctx) -> int:
     if problem:
         raise UserError(f"the record of run {run_dir.name} cannot be read: {problem} (folder {run_dir}); "
                         "the other runs are not affected", ExitCode.INVALID)
-    record = staleruns.refresh(ctx.settings, run_dir, record)
+    record = stale.refresh(ctx.settings, run_dir, record)
     record.setdefault("run_id", run_dir.name)
-    note = staleruns.record_note(run_dir, record)
+    note = stale.record_note(run_dir, record)
     if ctx.args.json:
         print(json.dumps({**record, **({"note": note} if note else {})}, indent=2, sort_keys=True))
         return ExitCode.OK
-    wf = runfacts.workflow_of(ctx.registry, run_dir)
+    wf = facts.workflow_of(ctx.registry, run_dir)
     schema = wf.schema if wf is not None else None
     invocation = runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}
-    shown = runfacts.masked_params(schema, invocation.get("params") or {})
-    params = [(name, runfacts.value_text(value)) for name, value in shown.items()]
+    shown = facts.masked_params(schema, invocation.get("params") or {})
+    params = [(name, facts.value_text(value)) for name, value in shown.items()]
     try:
         prov = compare.load_prov(run_dir)
     except compare.ProvMissing:
         prov = {}
-    scrub = runfacts.Scrubber(run_dir, schema)
-    origin = runfacts.origin_of(record, run_dir, prov)
-    lines = show_run_lines(record, origin, params, runfacts.parent_of(record, schema), run_dir, note)
+    scrub = facts.Scrubber(run_dir, schema)
+    origin = facts.origin_of(record, run_dir, prov)
+    lines = show_run_lines(record, origin, params, facts.parent_of(record, schema), run_dir, note)
     print("\n".join(scrub(lines)))
     return ExitCode.OK

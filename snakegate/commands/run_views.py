@@ -2,7 +2,7 @@
 filters) and one run's record (params, readable lists, where it came from).
 
 Pure functions from records (run.json as read by the run store) to lines; the commands in run_cmds.py
-read the run folders and print. Sensitive params are masked (snakegate.runfacts) before they get here.
+read the run folders and print. Sensitive params are masked (snakegate.views.facts) before they get here.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 from snakegate.commands.layout import field, table, width, wrap
 from snakegate.errors import UserError
-from snakegate.runfacts import cut_line, duration_text
+from snakegate.views.facts import cut_line, duration_text
 
 LABEL = 16
 _RELATIVE = re.compile(r"(\d+)\s*(m|min|h|d|w)", re.I)
@@ -83,7 +83,7 @@ def runs_lines(rows: list[dict], total: int, total_width: int | None = None) -> 
 # ---- one run -------------------------------------------------------------------------------------
 def value_lines(label: str, value: Any, indent: int = 0, label_width: int = LABEL,
                 total: int | None = None) -> list[str]:
-    from snakegate.runfacts import value_text
+    from snakegate.views.facts import value_text
     return field(label, value_text(value), label_width=label_width, indent=indent, total=total)
 
 
@@ -147,6 +147,6 @@ def show_run_lines(record: dict, origin, params: list[tuple[str, str]], parent: 
     put("note", note)
     from pathlib import Path
 
-    from snakegate.runfacts import relative_to
+    from snakegate.views.facts import relative_to
     put("folder", relative_to(run_dir, Path.cwd()))
     return out

@@ -2,7 +2,7 @@
 deferred for big runs, see document.py).
 
 `capture()` is called by the top-level Snakefile's onsuccess/onerror handlers
-(through snakegate.entry) and by the runner after a cancel. Core passes plain
+(through snakegate.run.entry) and by the runner after a cancel. Core passes plain
 data in (the manifest and schema as dicts, folders as paths); everything else
 is read from the run folder, Snakemake's job records, git and the interpreter.
 The record uses the vocabularies CWLProv uses (wfprov, wfdesc), schema.org

@@ -22,7 +22,7 @@ import json
 import math
 from json.encoder import encode_basestring as _str
 
-from snakegate.provenance.document import RELATIONS, Document, Many, Q
+from snakegate.provenance.values import RELATIONS, Many, Q
 
 _INT32 = 2**31
 _INT64 = 2**63
@@ -79,7 +79,7 @@ class _Encoder:
         return "{" + ", ".join(_str(k) + ": " + self.value(v) for k, v in pairs) + "}"
 
 
-def dumps(doc: Document) -> str:
+def dumps(doc) -> str:
     """The document as PROV-JSON text."""
     enc = _Encoder()
     value, attrs = enc.value, enc.attrs

@@ -31,7 +31,7 @@ CONFIG_MODE = 0o600  # config.yaml holds x-sensitive values in plain text: owner
 INVOCATION_JSON = "invocation.json"
 SNAKEMAKE_LOG = "snakemake.log"
 ORIGIN_JSON = "origin.json"
-STDERR_DIR = "stderr"  # each job's stderr, one file per job (see snakegate/jobstderr.py)
+STDERR_DIR = "stderr"  # each job's stderr, one file per job (see snakegate/run/jobstderr.py)
 CLUSTER_LOGS_DIR = "cluster-logs"  # a cluster executor's logs of failed jobs, copied in
 CONSOLE_LOG = "console.log"  # everything Snakemake printed, written by Snakemake itself under `snakegate run`
 PROV_JSON = "prov.json"
@@ -44,7 +44,7 @@ LOCK_HELD_ENV = "SNAKEGATE_RUN_LOCK_HELD"
 
 STATUSES = ("running", "succeeded", "failed", "cancelled", "interrupted", "incomplete")
 UNREADABLE = "unreadable"  # listed for a folder whose run.json or prov.json cannot be read
-RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # as schemas/invocation.schema.json
+RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # as snakegate/schemas/invocation.schema.json
 
 
 class RunBusy(Exception):

@@ -21,7 +21,7 @@ STATUS_MARK = {"succeeded": "✓", "failed": "✗", "cancelled": "■", "running
 
 
 def duration_text(seconds: Any) -> str:
-    from snakegate.runfacts import duration_text as text  # one definition for the CLI, the report and the chat
+    from snakegate.views.facts import duration_text as text  # one definition for the CLI, the report and the chat
     return text(seconds)
 
 

@@ -47,7 +47,7 @@ def _schema_of(registry, workflow_id: str | None) -> dict | None:
 def run_facts(registry, settings, run_dir: Path) -> RunFacts:
     from snakegate.provenance import compare, runstore
     from snakegate.provenance.origin import read_origin
-    from snakegate.runfacts import pins
+    from snakegate.views.facts import pins
     from snakegate.tui.present import param_lines
 
     record = runstore.read_run(run_dir)
@@ -67,7 +67,7 @@ def run_facts(registry, settings, run_dir: Path) -> RunFacts:
 def explain(registry, settings, run_dir: Path) -> dict:
     """The agent's explain_run for the run: the facts the model gets (failure, key numbers, cancel), through
     the action's one definition, with every sensitive value the run holds scrubbed. {} when it cannot say."""
-    from snakegate.agent.actions import ActionContext, call_action
+    from snakegate.agent.actions.platform import ActionContext, call_action
 
     outcome = call_action(ActionContext(registry, settings), "explain_run", {"run_id": run_dir.name})
     return outcome.result if outcome.ok else {}

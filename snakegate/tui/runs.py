@@ -138,7 +138,7 @@ class RunsMixin:
         # In a daemon thread: Snakemake runs detached and records the run itself, so quitting the chat
         # never waits for it (the run goes on; `snakegate runs` shows it).
         from snakegate.errors import UserError
-        from snakegate.runner import GateRejected
+        from snakegate.run.runner import GateRejected
         from snakegate.tui import runinfo
 
         def on_progress(p: dict) -> None:

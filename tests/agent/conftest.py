@@ -14,10 +14,10 @@ import pytest
 
 from openai_server import DEFAULT_MODEL, ScriptedOpenAI
 from registry_copies import LABEL_PARAM, TOKEN_PARAM, make_registry, note_workflow, one_rule_workflow
-from snakegate.agent.backends import OpenAIBackend
+from snakegate.agent.backends.choose import OpenAIBackend
 from snakegate.agent.controller import Conversation
-from snakegate.registry import Registry
-from snakegate.settings import load_settings
+from snakegate.registry.workflows import Registry
+from snakegate.registry.settings import load_settings
 
 # A workflow whose contract marks a top-level and a nested value x-sensitive. The gate builds its DAG;
 # nothing here runs it.
@@ -101,7 +101,7 @@ class Ran:
 @pytest.fixture(scope="session")
 def ran(tmp_path_factory) -> Ran:
     """Runs made once per test session by the real runner and Snakemake (tests read them; forks add runs)."""
-    from snakegate import runner
+    from snakegate.run import runner
 
     root = make_registry(tmp_path_factory.mktemp("ran") / "registry",
                          {"secret-note": SECRET_NOTE, "failing-note": FAILING})

@@ -14,7 +14,7 @@ import re
 import pytest
 
 from openai_server import DEFAULT_MODEL, act, says as say
-from snakegate.agent.backends import OpenAIBackend
+from snakegate.agent.backends.choose import OpenAIBackend
 from snakegate.agent.events import DraftReady
 from snakegate.provenance import runstore
 

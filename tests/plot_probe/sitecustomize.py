@@ -1,4 +1,4 @@
-"""Plot probe: describes every matplotlib figure a workflow script saves, for tests/test_plot_labels.py.
+"""Plot probe: describes every matplotlib figure a workflow script saves, for tests/workflows/test_plot_labels.py.
 
 Python imports `sitecustomize` at start-up from the path, so putting this folder on PYTHONPATH (and
 naming an output folder in SNAKEGATE_PLOT_PROBE) reaches the scripts Snakemake starts, unchanged.

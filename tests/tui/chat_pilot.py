@@ -25,8 +25,8 @@ from rich.console import Console
 
 from registry_copies import LABEL_PARAM, TOKEN_PARAM, make_registry, note_workflow, one_rule_workflow
 from snakegate.commands.chat_cmds import build_app
-from snakegate.registry import Registry
-from snakegate.settings import load_settings
+from snakegate.registry.workflows import Registry
+from snakegate.registry.settings import load_settings
 
 SECRET = "tok-9f8e7d6c5b4a"
 SIZE = (80, 24)

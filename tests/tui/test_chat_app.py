@@ -19,8 +19,8 @@ from chat_pilot import (SECRET, SIZE, approve_and_wait, connected, draft_penguin
 from chat_pilot import chat_registry, make_app  # noqa: F401  (fixtures)
 from openai_server import DEFAULT_MODEL, ScriptedOpenAI, call
 from snakegate.agent.redact import MASKED_NOTE, PLACEHOLDER as AGENT_PLACEHOLDER
-from snakegate.registry import Registry
-from snakegate.settings import load_settings
+from snakegate.registry.workflows import Registry
+from snakegate.registry.settings import load_settings
 from snakegate.tui import present
 from snakegate.tui.app import ChatApp
 from snakegate.tui.dialogs import Confirm
@@ -31,7 +31,7 @@ def test_the_first_screen_paints_before_the_registry_is_loaded(chat_registry):
     release = threading.Event()
 
     def slow_connect():  # what build_app's connect does, held back until the test lets it go
-        from snakegate.agent.backends import make_backend
+        from snakegate.agent.backends.choose import make_backend
         from snakegate.agent.controller import Conversation
 
         release.wait(30)

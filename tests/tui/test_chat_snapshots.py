@@ -18,7 +18,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from chat_pilot import SECRET, SIZE, connected, open_history, say, screen_lines, type_secret, wait_until, write_run
 from chat_pilot import chat_registry, make_app  # noqa: F401  (fixtures)
-from snakegate.runner import RunOutcome
+from snakegate.run.runner import RunOutcome
 from snakegate.tui import runinfo
 from snakegate.tui.messages import RunFinished
 from test_history import make_runs

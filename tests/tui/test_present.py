@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from chat_pilot import API_NOTE, SECRET
-from snakegate.agent.backends import OpenAIBackend
-from snakegate.agent.guided import GuidedBackend
+from snakegate.agent.backends.choose import OpenAIBackend
+from snakegate.agent.guided.dialogue import GuidedBackend
 from snakegate.agent.redact import PLACEHOLDER
 from snakegate.tui import present, present_runs
 

@@ -21,9 +21,9 @@ import pytest
 import yaml
 
 from registry_copies import ROOT, make_registry
-from snakegate.gate import gate
-from snakegate.registry import Registry
-from snakegate.settings import load_settings
+from snakegate.gate.prove import gate
+from snakegate.registry.workflows import Registry
+from snakegate.registry.settings import load_settings
 
 WF = ROOT / "workflows" / "pump-probe"
 OUTPUTS = ["results/delay_curve.csv", "results/diagnostics.json", "results/curve.png", "results/pvalue_hist.png"]

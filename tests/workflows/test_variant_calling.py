@@ -19,9 +19,9 @@ import pytest
 import yaml
 
 from registry_copies import ROOT, clean_env, make_registry
-from snakegate.gate import gate
-from snakegate.registry import Registry
-from snakegate.settings import load_settings
+from snakegate.gate.prove import gate
+from snakegate.registry.workflows import Registry
+from snakegate.registry.settings import load_settings
 
 WF = ROOT / "workflows" / "variant-calling"
 TEST_DATA = WF / "test" / "data"

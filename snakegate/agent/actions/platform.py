@@ -1,0 +1,193 @@
+"""The platform actions: the only things a model (LLM or guided dialogue) can make snakegate do.
+
+Owns the registry `ACTIONS` (one `Action` per platform action: name,
+description, pydantic arguments, handler; the handlers live in data.py,
+registry.py and runs.py) and `call_action()`, which checks the
+arguments (size cap, then pydantic), runs the handler and shapes a JSON-able
+result: sensitive values scrubbed, paths shown relative to the registry and
+never outside the data roots, size capped. Every action only reads; none
+writes a file or runs anything (`validate_params` and `fork_run` return a
+`Proposal` that the controller writes as the draft). `call_action()` never
+raises: bad arguments, an unknown action or a crash inside an action become an
+`{"error": {...}}` result (fail closed: never an ok).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from snakegate.agent.actions import data as act_data, registry as act_registry, runs as act_runs
+from snakegate.agent.actions.base import (  # noqa: F401 - re-exported: the actions' public vocabulary
+    Action, ActionContext, ForkOrigin, Proposal, Refused, error_result,
+)
+from snakegate.agent.actions.limits import MAX_ARGUMENT_BYTES, PathView, arguments_too_large, json_size, result_too_large, \
+    MAX_RESULT_BYTES
+from snakegate.agent.redact import PLACEHOLDER, redact_params, scrub, secret_strings
+from snakegate.contract.dialect import did_you_mean
+from snakegate.errors import UserError
+
+INVALID_JSON = "__invalid_json__"   # ToolCall.arguments key a backend uses when the model sent broken JSON
+
+ACTIONS: dict[str, Action] = {a.name: a for a in (
+    Action("search_workflows",
+           "Find registry workflows matching the researcher's goal. Returns id, title, description, tags, score.",
+           act_registry.SearchWorkflowsArgs, act_registry.search_workflows),
+    Action("describe_workflow",
+           "A workflow's parameter table (exact names, types, defaults, allowed values, which are input files "
+           "(artifact) or column names (column_of), which are sensitive), its outputs and its advice on choosing "
+           "values. Call it before validate_params.",
+           act_registry.DescribeWorkflowArgs, act_registry.describe_workflow, workflow_fields=("workflow",)),
+    Action("inspect_data",
+           "Look at the researcher's data without reading cell values: list the data roots (empty path) or a "
+           "folder, or report a file's artifact type, column names and row count.",
+           act_data.InspectDataArgs, act_data.inspect_data),
+    Action("validate_params",
+           "Check a complete parameter set with the gate (schema, files, columns, Snakemake DAG). ok: a draft run "
+           "config is written for the researcher to approve. Refused: errors with path, code, message, hint and "
+           "choices to resolve with the researcher. This never runs the workflow.",
+           act_registry.ValidateParamsArgs, act_registry.validate_params, workflow_fields=("workflow",)),
+    Action("list_runs", "Earlier runs, newest first: id, workflow, status, start time, duration.",
+           act_runs.ListRunsArgs, act_runs.list_runs, workflow_fields=("workflow",)),
+    Action("run_status", "One run: status, times, params (sensitive ones redacted), outputs, progress.",
+           act_runs.RunArgs, act_runs.run_status),
+    Action("explain_run",
+           "Why a run ended as it did: for a failure the failing rule, the real error and its log's tail; the key "
+           "numbers of its JSON outputs; any diagnostics the workflow wrote.",
+           act_runs.RunArgs, act_runs.explain_run),
+    Action("compare_runs", "What differs between two runs: parameters, output hashes, values inside JSON outputs.",
+           act_runs.CompareRunsArgs, act_runs.compare_runs),
+    Action("fork_run",
+           "A new draft from an earlier run with only the named params changed (the gate checks it). The "
+           "researcher approves it; running it re-runs only the jobs the change affects.",
+           act_runs.ForkRunArgs, act_runs.fork_run),
+)}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One action call, shaped for the model (`result`) and for the researcher (`summary`)."""
+
+    name: str
+    arguments: dict[str, Any]     # sensitive values redacted
+    result: dict[str, Any]        # JSON-able; sensitive values redacted, paths hidden; what the model receives
+    ok: bool
+    summary: str
+    proposal: Proposal | None = None
+
+
+# ---- argument problems ---------------------------------------------------------------------------
+def _field_list(model) -> str:
+    parts = []
+    for name, f in model.model_fields.items():
+        kind = getattr(f.annotation, "__name__", None) or str(f.annotation)
+        parts.append(f"`{name}` ({kind}, {'required' if f.is_required() else f'default {f.default!r}'})")
+    return ", ".join(parts)
+
+
+def _short(value: Any, width: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _bad_arguments(action: Action, exc: ValidationError) -> dict:
+    problems, hints = [], []
+    fields = list(action.args.model_fields)
+    for err in exc.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "(arguments)"
+        if err["type"] == "missing":
+            problems.append(f"`{where}` is required")
+        elif err["type"] == "extra_forbidden":
+            problems.append(f"`{where}` is not an argument of {action.name}")
+            close = difflib.get_close_matches(where, fields, n=1)
+            if close:
+                hints.append(f"did you mean `{close[0]}`?")
+        else:
+            problems.append(f"`{where}` {err['msg'][0].lower() + err['msg'][1:]} (got {_short(err.get('input'))})")
+    hints.append(f"{action.name} takes {_field_list(action.args)}")
+    return error_result("bad_arguments", f"bad arguments for {action.name}: " + "; ".join(problems), "; ".join(hints))
+
+
+def _redacted_arguments(ctx: ActionContext, name: str, arguments: dict) -> dict:
+    if name != "validate_params" or not isinstance(arguments.get("params"), dict):
+        return dict(arguments)
+    wf = ctx.registry.get(arguments.get("workflow")) if isinstance(arguments.get("workflow"), str) else None
+    if wf is None:
+        return dict(arguments)
+    try:
+        return {**arguments, "params": redact_params(wf.schema, arguments["params"])}
+    except Exception:  # a broken schema: show nothing rather than a value that may be secret
+        return {**arguments, "params": PLACEHOLDER}
+
+
+def conversation_secrets(ctx: ActionContext) -> list[str]:
+    """Every sensitive value this conversation knows, as text to scrub, longest first."""
+    return secret_strings([*ctx.vault.values(), *ctx.known_secrets])
+
+
+# ---- dispatch ------------------------------------------------------------------------------------
+def _run(ctx: ActionContext, action: Action, arguments: dict) -> tuple[dict, str, Proposal | None]:
+    name = action.name
+    if INVALID_JSON in arguments:
+        return error_result("bad_arguments",
+                            f"the arguments of {name} are not valid JSON: {_short(arguments[INVALID_JSON], 120)}",
+                            f"send one JSON object; {name} takes {_field_list(action.args)}"), "", None
+    try:
+        args = action.args.model_validate(arguments)
+    except ValidationError as exc:
+        return _bad_arguments(action, exc), "", None
+    try:
+        return action.run(ctx, args)
+    except Refused as exc:
+        return error_result(exc.code, exc.message, exc.hint), "", None
+    except UserError as exc:
+        return error_result("action_failed", f"{name} could not finish: {exc.message}",
+                            "tell the researcher; this is not something new arguments fix"), "", None
+    except Exception as exc:  # fail closed: a crash is an error result, never an ok
+        return error_result("internal_error", f"{name} failed inside snakegate: {type(exc).__name__}: {exc}",
+                            "tell the researcher; report it to the snakegate maintainers"), "", None
+
+
+def call_action(ctx: ActionContext, name: str, arguments: dict | None) -> Outcome:
+    """Check the arguments, run the action, shape the result. Never raises."""
+    arguments = arguments if isinstance(arguments, dict) else {}
+    view = PathView(ctx.settings.registry_root, ctx.settings.data_roots)
+    action = ACTIONS.get(name)
+    if action is None:
+        close = did_you_mean(name, ACTIONS)
+        result = error_result("unknown_action", f"there is no action `{_short(name, 80)}`",
+                              (f"did you mean `{close}`? " if close else "")
+                              + f"the actions are: {', '.join(ACTIONS)}; running a workflow is not one of them "
+                                "(the researcher approves the draft)")
+        return Outcome(_short(name, 80), {}, result, False, f"{_short(name, 80)}: unknown action")
+    size = json_size(arguments)
+    if size > MAX_ARGUMENT_BYTES:
+        # Refused before anything looks at them, and never kept: the history holds {} instead.
+        result = arguments_too_large(name, size)
+        return Outcome(name, {}, result, False, f"{name}: {result['error']['message']}")
+    shown_args = {} if INVALID_JSON in arguments else _redacted_arguments(ctx, name, arguments)
+    result, summary, proposal = _run(ctx, action, arguments)
+    # Gate sentences quote values (`got s3cret`) and paths (`resolves to /home/...`): scrub both.
+    secrets = conversation_secrets(ctx)
+    result = view.hide(scrub(result, secrets))
+    error = result.get("error")
+    ok = error is None and result.get("ok", True) is True
+    size = json_size(result)
+    if size > MAX_RESULT_BYTES:
+        result, ok = result_too_large(name, size), False
+        error = result["error"]
+    if error is not None:
+        summary = f"{name}: {error['code']} — {error['message']}"
+    if not ok:
+        proposal = None
+    return Outcome(name, view.hide(scrub(shown_args, secrets)), result, ok, view.hide(scrub(summary, secrets)),
+                   proposal)
+
+
+def result_json(result: dict) -> str:
+    """The `role: tool` message content: the result as sorted JSON."""
+    return json.dumps(result, sort_keys=True, default=str)

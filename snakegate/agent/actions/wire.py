@@ -1,0 +1,141 @@
+"""The wire mappings of the platform actions: OpenAI `tools`, and the constrained-JSON step schema.
+
+Each action's pydantic argument model gives the JSON Schema of its
+arguments; nothing else describes an action to a model. `openai_tools()` is
+the chat-completions `tools=[...]` list; `conversation_tools()` narrows it to
+one conversation (workflow ids as an enum and, once a workflow is described,
+its parameter names); `step_schema()` turns such a list into the one-object-
+per-step schema a server's JSON-schema response format enforces. A later MCP
+mapping starts from `tool_definition` too. There is deliberately no execute
+tool: running needs an approval only the UI can mint. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from snakegate.agent.actions.base import RARE
+from snakegate.agent.actions.platform import ACTIONS, Action
+from snakegate.agent.redact import PLACEHOLDER
+
+
+def _clean(schema: dict) -> dict:
+    """pydantic's schema minus its auto-generated `title`s, which only repeat the names to a model."""
+    out = copy.deepcopy(schema)
+    out.pop("title", None)
+    for prop in (out.get("properties") or {}).values():
+        if isinstance(prop, dict):
+            prop.pop("title", None)
+    return out
+
+
+def _for_step(schema: dict) -> dict:
+    """A tool's arguments as a constrained step may carry them: optional ones marked rare (`x-rare`) are left
+    out at any depth, so a small model under a grammar cannot fill them with something invented (they keep
+    their defaults), and a workflow field with a clear choice (`x-likely`) offers only that."""
+    out = copy.deepcopy(schema)
+    props = out.get("properties") or {}
+    for name in [n for n, p in props.items() if isinstance(p, dict) and p.get("x-rare")]:
+        del props[name]
+    for name, p in list(props.items()):
+        if isinstance(p, dict):
+            if p.get("x-likely"):
+                p["enum"] = list(p.pop("x-likely"))
+            props[name] = _for_step(p) if p.get("properties") else p
+    return out
+
+
+def tool_definition(action: Action) -> dict:
+    return {"type": "function",
+            "function": {"name": action.name, "description": action.description,
+                         "parameters": _clean(action.args.model_json_schema())}}
+
+
+def openai_tools() -> list[dict]:
+    """Every platform action as an OpenAI `tools=[...]` entry, in registry order."""
+    return [tool_definition(a) for a in ACTIONS.values()]
+
+
+MAX_FILE_ENUM = 100  # more data files than this: a file param stays a free string (the gate still checks it)
+
+
+def value_schema(prop: dict, files: list[str]) -> dict:
+    """What a value of one workflow parameter may look like on the wire: its type and allowed values; a file
+    parameter one of the data roots' files; a sensitive one only the placeholder "<redacted>"."""
+    if not isinstance(prop, dict):
+        return {}
+    if prop.get("x-sensitive") is True:
+        return {"enum": [PLACEHOLDER]}
+    out = {k: copy.deepcopy(prop[k]) for k in ("type", "enum") if k in prop}
+    if prop.get("x-artifact") and files and len(files) <= MAX_FILE_ENUM and "enum" not in prop:
+        out = {"enum": list(prop.get("x-builtins") or []) + list(files)}
+    items = prop.get("items")
+    if isinstance(items, dict):
+        out["items"] = value_schema(items, files)
+    return out
+
+
+def params_schema(schema: dict, files: list[str], mentioned: dict[str, Any] | None = None) -> dict:
+    """The `params` argument of validate_params for one workflow: its parameter names (nothing else), each
+    value shaped by `value_schema`, its required ones required. `mentioned` ({param: value} the researcher's
+    own words name, see guided_parse.request_values) shapes what a constrained step may set: an optional
+    param the researcher did not mention is marked rare (a small model leaves it to its default instead of
+    inventing a value), and a named allowed value is the only one offered. Native tool calls keep them all."""
+    props = schema.get("properties") or {}
+    required = [n for n in schema.get("required") or [] if n in props]
+    mentioned = mentioned or {}
+    shaped = {name: value_schema(sub, files) for name, sub in props.items()}
+    for name, value in shaped.items():
+        if name in mentioned and mentioned[name] in (value.get("enum") or []):
+            value["enum"] = [mentioned[name]]
+        elif name not in required and name not in mentioned:
+            value.update(RARE)
+    return {"type": "object", "additionalProperties": False, "properties": shaped, "required": required}
+
+
+def conversation_tools(workflow_ids: list[str], described: tuple[str, dict] | None = None,
+                       done: set[str] = frozenset(), files: list[str] | None = None,
+                       likely: str | None = None) -> list[dict]:
+    """`openai_tools()` narrowed to this conversation: workflow ids are an enum; once a workflow is described
+    (`(id, params_schema(...))`), validate_params' params take its shape; workflows already described in
+    this turn (`done`) cannot be described again; inspect_data's path is one of the data roots' `files` (or
+    empty, to list them). Servers that constrain replies (and the step schema) then cannot produce an unknown
+    id, an invented parameter, a path outside the data roots or a repeated description. `likely` (the
+    registry search's clear choice for the request) is offered alone to a constrained step (`x-likely`)."""
+    tools = []
+    for action in ACTIONS.values():
+        tool = tool_definition(action)
+        params = tool["function"]["parameters"]
+        props = params.get("properties") or {}
+        for field in action.workflow_fields:
+            if field in props and workflow_ids:
+                optional = field not in (params.get("required") or [])
+                ids = [i for i in workflow_ids if not (action.name == "describe_workflow" and i in done)]
+                if not ids:
+                    break
+                props[field]["enum"] = ([""] if optional else []) + ids
+                if likely in ids and not optional:
+                    props[field]["x-likely"] = [likely]
+        else:  # (no break: the action still has something to offer)
+            if action.name == "inspect_data" and files and len(files) <= MAX_FILE_ENUM:
+                props["path"]["enum"] = [""] + list(files)
+            if action.name == "validate_params" and described is not None:
+                wf_id, shape = described
+                props["workflow"]["enum"] = [wf_id] + [i for i in workflow_ids if i != wf_id]
+                props["params"].update(shape)
+            tools.append(tool)
+    return tools
+
+
+def step_schema(tools: list[dict]) -> dict:
+    """One JSON object per model step: `{"action": <name>, "arguments": {...}}` for each tool, or `{"say": text}`."""
+    options = []
+    for tool in tools:
+        fn = tool["function"]
+        params = _for_step(fn.get("parameters") or {"type": "object"})
+        options.append({"type": "object", "additionalProperties": False, "required": ["action", "arguments"],
+                        "properties": {"action": {"const": fn["name"]}, "arguments": params}})
+    options.append({"type": "object", "additionalProperties": False, "required": ["say"],
+                    "properties": {"say": {"type": "string"}}})
+    return {"oneOf": options}

@@ -1,0 +1,186 @@
+"""The guided dialogue's wording: greeting, help, questions, and how action results read. Pure functions.
+
+Everything the dialogue says is built here from plain data (a describe
+result's param entry, an action's result); the state machine in dialogue.py
+decides what to say when. Nothing here reads, writes or calls anything, and a
+sensitive value is never part of a returned string (the dialogue never has it
+in plain text once it is entered in the masked field).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snakegate.agent.guided.parse import article, fmt, is_bounds, item_types, types_of
+from snakegate.metaschemas import artifact_types
+
+GREETING = (
+    "Hi, I'm the offline guided dialogue (no language model is configured). I help you pick a workflow from "
+    "this registry, ask for its parameters one by one and have the gate check them into a run config that "
+    "you approve before anything runs.\n"
+    "Describe what you want to do (e.g. *profile data/examples/tabular-penguins.csv*), type `list` to see the "
+    "workflows, `runs` for earlier runs, or `help` for the commands."
+)
+
+HELP = (
+    "Commands (any time):\n"
+    "- `list`: show all workflows\n"
+    "- `show`: the parameters so far\n"
+    "- `set name=value`: change one parameter (re-validates once all are answered)\n"
+    "- `back`: the previous question\n"
+    "- `done`: keep the defaults for the remaining parameters and validate\n"
+    "- `restart`: start over\n"
+    "- `runs`: earlier runs; `show RUN`: what happened in one; `fork RUN name=value`: a new draft from it\n"
+    "- `help`: this message\n"
+    "Otherwise describe what you want to do, or answer the current question "
+    "(`default` keeps a parameter's default)."
+)
+
+APPROVE = ("Approving is yours alone, and never a chat message: press **ctrl+r** (or the *Approve and run* button) "
+           "in the panel to run the draft shown there.")
+NO_DRAFT_TO_APPROVE = ("There is no draft to approve yet. Once the gate accepts the parameters, the draft appears in "
+                       "the panel and you approve it there with **ctrl+r**.")
+
+
+def error_text(result: dict) -> str:
+    err = result.get("error") or {}
+    text = str(err.get("message") or "the action failed")
+    return text[:1].upper() + text[1:] + (f"\nFix: {err['hint']}" if err.get("hint") else "")
+
+
+def numbered_workflows(matches: list[dict]) -> str:
+    return "\n".join(f"{i}. `{m['id']}`: {m.get('title', '')}" for i, m in enumerate(matches, 1))
+
+
+def summary(wf: dict, n_params: int) -> str:
+    outputs = ", ".join(f"`{o['name']}` ({o.get('type')})" for o in wf.get("outputs") or [])
+    lines = [f"**{wf.get('title')}** (`{wf.get('id')}` {wf.get('version')})", str(wf.get("description", "")).strip()]
+    if outputs:
+        lines.append(f"Outputs: {outputs}.")
+    if n_params:
+        lines.append(f"I'll ask for {n_params} parameter{'s' if n_params != 1 else ''}, required ones first. "
+                     "`done` keeps the defaults for the rest, `back` returns to the previous question.")
+    return "\n".join(lines)
+
+
+def from_request(found: dict[str, Any], sensitive: set[str]) -> str:
+    shown = ", ".join(f"`{k}` = " + ("(sensitive)" if k in sensitive else f"`{fmt(v)}`") for k, v in found.items())
+    return f"From your request: {shown}."
+
+
+def type_text(p: dict) -> str:
+    types = types_of(p) or (["choice"] if "enum" in p else ["text"])
+    text = " or ".join(types)
+    if "array" in types and item_types(p):
+        text = text.replace("array", f"list of {' or '.join(item_types(p))}")
+    if is_bounds(p):
+        text = "bounds per column"
+    return text
+
+
+def range_text(p: dict) -> str:
+    if "minimum" in p and "maximum" in p:
+        return f"from {p['minimum']} to {p['maximum']}"
+    return f"at least {p['minimum']}" if "minimum" in p else f"at most {p['maximum']}"
+
+
+def how_to_answer(p: dict, has_choices: bool) -> str:
+    types = types_of(p)
+    if is_bounds(p):
+        how = ("Answer with bounds per column, e.g. `Cr between 15 and 30`, `Cr.max=25`, `Ni <= 5` or "
+               "`{\"Cr\": {\"min\": 15, \"max\": 30}}`; separate several with commas; `none` for no bounds")
+    elif "array" in types:
+        how = ("Answer with numbers or names, separated by commas" if has_choices
+               else "Answer with values separated by commas")
+    elif has_choices:
+        how = ("Answer with a number or a path" if p.get("artifact") else
+               "Answer with a number or a value" if "enum" in p else "Answer with a number or a name")
+    elif "boolean" in types:
+        how = "Answer yes or no"
+    elif "object" in types:
+        how = "Answer with JSON, e.g. `{\"name\": value}`, or `name=value` pairs separated by commas"
+    else:
+        how = f"Answer with {article(types[0])}" if types and types[0] != "null" else "Answer with a value"
+    if "null" in types:
+        how += "; `null` for none"
+    if "default" in p:
+        how += f"; `default` keeps `{fmt(p['default'])}`"
+    elif not p.get("required"):
+        how += "; `skip` leaves it out"
+    return how + "."
+
+
+def files_of_type(files: list[str], artifact: str) -> list[str]:
+    """Files whose extension the artifact type claims (all files when none does: the gate has the last word)."""
+    extensions = tuple(artifact_types().get(artifact, {}).get("extensions") or ())
+    matching = [f for f in files if f.lower().endswith(extensions)] if extensions else []
+    return matching or list(files)
+
+
+def question(p: dict, position: int, total: int, choices: list, *, current: Any = None, has_current: bool = False,
+             brief: bool = False, fixing: bool = False, table_columns: list[str] | None = None) -> str:
+    """The question for one parameter: name, type, default, range, description, choices and how to answer."""
+    name = p["name"]
+    facts = [type_text(p)] + (["required"] if p.get("required") else [] if "default" in p else ["optional"])
+    if "default" in p:
+        facts.append(f"default `{fmt(p['default'])}`")
+    if "minimum" in p or "maximum" in p:
+        facts.append(range_text(p))
+    lines = [f"**{position}/{total} `{name}`** ({', '.join(facts)})"]
+    if not brief and p.get("description"):
+        lines.append(p["description"])
+    if p.get("sensitive"):
+        lines.append("This value is sensitive: type it in the masked field (it never enters the chat, and stays on "
+                     "this machine).")
+    if has_current and not p.get("sensitive"):
+        lines.append(f"Current value: `{fmt(current)}`.")
+    if choices:
+        if p.get("artifact") and not fixing:
+            lines.append("Data files I can see:")
+        lines.extend(f"{i}. `{fmt(c)}`" + (" (default)" if "default" in p and c == p["default"] else "")
+                     for i, c in enumerate(choices, 1))
+    elif p.get("artifact"):
+        lines.append("I found no matching files in the data roots; type a path inside one.")
+    if is_bounds(p) and table_columns:
+        lines.append("Columns: " + ", ".join(f"`{c}`" for c in table_columns[:30]) + ".")
+    lines.append(how_to_answer(p, bool(choices)))
+    return "\n".join(lines)
+
+
+# ---- runs ----------------------------------------------------------------------------------------
+def runs_text(result: dict) -> str:
+    runs = result.get("runs") or []
+    if not runs:
+        return "There are no runs yet."
+    lines = [f"Runs, newest first ({len(runs)} of {result.get('total', len(runs))}):"]
+    for r in runs:
+        dur = r.get("duration_s")
+        lines.append(f"- `{r.get('run_id')}` {r.get('workflow')}: **{r.get('status')}**"
+                     + (f", {dur:.1f} s" if isinstance(dur, (int, float)) else "")
+                     + (f", started {r.get('started')}" if r.get("started") else ""))
+    lines.append("`show RUN` explains one; `fork RUN name=value` drafts it again with a change.")
+    return "\n".join(lines)
+
+
+def explain_text(result: dict) -> str:
+    lines = [f"Run `{result.get('run_id')}` ({result.get('workflow')}): **{result.get('status')}**"
+             + (f" after {result['duration_s']:.1f} s" if isinstance(result.get("duration_s"), (int, float)) else "")]
+    failure = result.get("failure") or {}
+    if failure:
+        lines.append(f"Failed in rule `{failure.get('rule')}`: {failure.get('error') or '(no message)'}")
+        if failure.get("log"):
+            lines.append(f"Log: `{failure['log']}`")
+        if failure.get("log_tail"):
+            lines.append("```\n" + "\n".join(failure["log_tail"]) + "\n```")
+    for name, numbers in (result.get("key_numbers") or {}).items():
+        shown = ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}" for k, v in numbers.items())
+        lines.append(f"`{name}`: {shown}")
+    for name in result.get("diagnostics") or {}:
+        lines.append(f"Diagnostics: `{name}`")
+    return "\n".join(lines)
+
+
+def fork_text(result: dict) -> str:
+    return (f"The gate accepts the fork of run `{result.get('fork_of')}`. The draft is written to "
+            f"`{result.get('config_path')}` (invocation `{str(result.get('invocation_id', ''))[:12]}`); "
+            f"running it re-runs only {', '.join(result.get('reruns_rules') or [])} and what follows.\n{APPROVE}")

@@ -1,0 +1,241 @@
+"""Cheap format checks for input artifacts, one per type in snakegate/schemas/artifact-types.json.
+
+Each check reads at most the first 64 KiB of the file and returns None when
+the file looks right or a sentence saying what is wrong. Table headers are
+read here too (for `x-column-of`), never the whole table; for an `.npz` archive
+the zip directory and each array's header (name, shape, dtype), never the arrays.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import zipfile
+import zlib
+from pathlib import Path
+
+from snakegate.metaschemas import artifact_types
+
+HEAD_BYTES = 64 * 1024
+MAX_NPZ_MEMBERS = 1024
+
+
+def _head(path: Path, size: int = HEAD_BYTES) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(size)
+
+
+def _text_head(path: Path) -> str | None:
+    raw = _head(path)
+    if b"\x00" in raw:
+        return None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # A multi-byte character cut at the 64 KiB boundary is not an error.
+        if exc.start >= len(raw) - 4:
+            return raw[: exc.start].decode("utf-8", errors="strict")
+        return None
+
+
+def table_header(path: Path, delimiter: str) -> list[str] | None:
+    """The header row of a delimited table, or None when the file is not such a table (or unreadable)."""
+    try:
+        text = _text_head(path)
+    except OSError:
+        return None
+    if text is None:
+        return None
+    lines = text.splitlines()
+    if len(text) >= HEAD_BYTES and lines:
+        lines = lines[:-1]  # the last line may be cut off
+    if lines and lines[0].startswith("\ufeff"):
+        lines[0] = lines[0][1:]  # a UTF-8 byte-order mark (Excel's CSVs) is not part of the first name
+    rows = list(csv.reader(io.StringIO("\n".join(lines[:6])), delimiter=delimiter))
+    if not rows or not rows[0]:
+        return None
+    # Names exactly as pandas.read_csv reads them (no stripping), so a column the gate accepts
+    # is a column the workflow finds.
+    header = rows[0]
+    if any(not h.strip() for h in header) or len(set(header)) != len(header):
+        return None
+    if any(len(r) != len(header) for r in rows[1:] if r):
+        return None
+    if len(header) == 1 and header[0][:1] in "{[":
+        return None  # a JSON document is not a one-column table
+    return header
+
+
+def count_rows(path: Path, type_name: str, stop_at: int) -> int | None:
+    """Data rows under the header of a delimited table, counting no further than `stop_at`
+    (None when unreadable). Reads line by line, never the whole file."""
+    try:
+        with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+            reader = csv.reader(fh, delimiter=delimiter(type_name))
+            seen_header = False
+            rows = 0
+            for record in reader:
+                if not any(c.strip() for c in record):
+                    continue
+                if not seen_header:
+                    seen_header = True
+                    continue
+                rows += 1
+                if rows >= stop_at:
+                    break
+            return rows
+    except (OSError, csv.Error):
+        return None
+
+
+def check(path: Path, type_name: str) -> str | None:
+    """None when `path` passes the cheap check of `type_name`, else what is wrong."""
+    try:
+        return _check(path, type_name)
+    except OSError as exc:  # unreadable (permissions, I/O error): a refusal, never a crash
+        return f"cannot be read ({exc.strerror or exc})"
+
+
+def _check(path: Path, type_name: str) -> str | None:
+    spec = artifact_types().get(type_name)
+    if spec is None:
+        return f"unknown artifact type {type_name!r}"
+    kind = spec.get("check", "none")
+    if kind == "directory":
+        return None if path.is_dir() else f"is not a {type_name}: expected a folder"
+    if path.is_dir():
+        return f"is a folder, not a {type_name} file"
+    if kind == "table":
+        header = table_header(path, spec["delimiter"])
+        other = "\t" if spec["delimiter"] == "," else ","
+        if header is not None and len(header) == 1 and other in header[0]:
+            header = None  # "a\tb" as one column: the wrong delimiter, never a one-column table
+        if header is None:
+            sep = "comma" if spec["delimiter"] == "," else "tab"
+            wrong = table_header(path, other)
+            if wrong is not None and len(wrong) > 1:
+                alt = "tsv-table" if other == "\t" else "csv-table"
+                return (f"is not a {type_name}: it is {'tab' if other == chr(9) else 'comma'}-separated "
+                        f"(columns {', '.join(wrong[:5])}{', …' if len(wrong) > 5 else ''}); give a {sep}-separated "
+                        f"file, or declare the param as {alt}")
+            return (f"is not a {type_name}: expected UTF-8 text whose first line is a {sep}-separated header "
+                    "of unique, non-empty column names and whose next rows have as many fields")
+        return None
+    if kind == "gzip":
+        return _check_gzip(path, type_name, spec)
+    if kind == "markup":
+        text = _text_head(path)
+        tag = spec["tag"]
+        head = (text or "").lstrip().lower()
+        if text is None or not (head.startswith(f"<{tag}") or head.startswith("<!doctype " + tag)
+                                or (head.startswith("<?xml") or head.startswith("<!doctype")) and f"<{tag}" in head):
+            return f"is not {type_name}: expected a document with an <{tag}> element at the top"
+        return None
+    if kind == "json":
+        text = _text_head(path)
+        if text is None or not text.lstrip()[:1] in ("{", "["):
+            return f"is not a {type_name}: expected a JSON object or array"
+        if path.stat().st_size <= HEAD_BYTES:
+            try:
+                json.loads(text)
+            except json.JSONDecodeError as exc:
+                return f"is not valid JSON ({exc.msg} at line {exc.lineno})"
+        return None
+    if kind == "magic":
+        magic = bytes.fromhex(spec["magic"])
+        if _head(path, len(magic)) != magic:
+            return f"is not a {type_name}: its first bytes are not the {type_name} signature"
+        return None
+    if kind == "prefix":
+        text = _text_head(path)
+        if text is None or not text.lstrip().startswith(spec["prefix"]):
+            return f"is not a {type_name}: expected text starting with {spec['prefix']!r}"
+        return None
+    if kind == "npz":
+        try:
+            npz_headers(path)
+        except ValueError as exc:
+            return f"is not a {type_name}: {exc}"
+        return None
+    if kind == "text":
+        if _text_head(path) is None:
+            return f"is not {type_name}: expected UTF-8 text"
+        return None
+    return None
+
+
+def npz_headers(path: Path) -> dict[str, dict]:
+    """{array name: {"shape": [...], "dtype": "float32"}} from an .npz's zip directory and .npy headers.
+
+    Reads a few hundred bytes per array, never the data; ValueError says what is wrong
+    (not a zip, a member that is not a .npy array, an object array that would need pickle).
+    """
+    import numpy as np  # local: only .npz inputs pay for importing numpy
+
+    if not zipfile.is_zipfile(path):
+        raise ValueError("expected a zip archive of .npy arrays (numpy.savez)")
+    out: dict[str, dict] = {}
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+            if not members:
+                raise ValueError("the archive holds no arrays")
+            if len(members) > MAX_NPZ_MEMBERS:
+                raise ValueError(f"the archive holds {len(members)} members, more than {MAX_NPZ_MEMBERS}")
+            for info in members:
+                if not info.filename.endswith(".npy") or info.is_dir():
+                    raise ValueError(f"member {info.filename!r} is not a .npy array")
+                with archive.open(info) as fh:
+                    version = np.lib.format.read_magic(fh)
+                    if version == (1, 0):
+                        shape, _, dtype = np.lib.format.read_array_header_1_0(fh)
+                    elif version == (2, 0):
+                        shape, _, dtype = np.lib.format.read_array_header_2_0(fh)
+                    else:
+                        raise ValueError(f"array {info.filename!r} uses .npy format {version}, not 1.0 or 2.0")
+                if dtype.hasobject:
+                    raise ValueError(f"array {info.filename[:-4]!r} holds Python objects (it would need pickle, "
+                                     "which is never loaded); save numeric arrays")
+                out[info.filename[:-4]] = {"shape": [int(n) for n in shape], "dtype": str(dtype)}
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, zlib.error) as exc:
+        raise ValueError(f"the zip archive cannot be read ({exc})") from None
+    except ValueError:
+        raise
+    return out
+
+
+def array_headers(path: Path, type_name: str) -> dict[str, dict] | None:
+    """Shapes and dtypes of the arrays in an array-archive artifact; None for other types."""
+    if artifact_types().get(type_name, {}).get("check") != "npz":
+        return None
+    return npz_headers(path)
+
+
+def _check_gzip(path: Path, type_name: str, spec: dict) -> str | None:
+    """gzip magic, then the first decompressed bytes (a few KiB, never the whole file)."""
+    if _head(path, 2) != b"\x1f\x8b":
+        return f"is not {type_name}: it is not gzip-compressed (no gzip signature)"
+    try:
+        with gzip.open(path, "rb") as fh:
+            inner = fh.read(4096)
+    except (OSError, EOFError, zlib.error) as exc:
+        return f"is not {type_name}: the gzip stream is damaged ({exc})"
+    if "inner_magic" in spec and not inner.startswith(bytes.fromhex(spec["inner_magic"])):
+        return f"is not {type_name}: its decompressed content does not start with the {type_name} signature"
+    if "inner_prefix" in spec and not inner.lstrip().startswith(spec["inner_prefix"].encode()):
+        return f"is not {type_name}: its decompressed text does not start with {spec['inner_prefix']!r}"
+    return None
+
+
+def is_directory(type_name: str) -> bool:
+    return artifact_types().get(type_name, {}).get("check") == "directory"
+
+
+def is_table(type_name: str) -> bool:
+    return bool(artifact_types().get(type_name, {}).get("table"))
+
+
+def delimiter(type_name: str) -> str:
+    return artifact_types()[type_name]["delimiter"]

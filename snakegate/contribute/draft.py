@@ -1,0 +1,262 @@
+"""`snakegate draft PATH [--id ID]`: turn an existing Snakemake workflow folder into a registry contribution.
+
+No model, no network, deterministic: the same folder gives the same files. The workflow is read with the
+check's own reader (`snakegate.check.reading`, never a second parser), in either layout, with its
+`include:`d rules, its `config/config.yaml` (or the `configfile:` it names), its Snakemake config schema
+in YAML and its sample sheets. Written to `workflows/<id>/`:
+
+- the workflow's files, copied unchanged (Snakefile, rules, scripts, envs, schemas, config; not data,
+  results, logs, `.test/` or VCS folders);
+- `workflow.yaml`: rules and their IO (unnamed IO named by position, `_1`, `_2`) typed from file extensions
+  and `rules.<r>.output.<n>` references, outputs from the default target, tools from the shell commands;
+- `schema.json` (snakegate.contribute.draft_contract), `examples/config.yaml` from their config, a `SKILL.md` skeleton.
+
+It returns the list of what the contributor still has to decide. An existing `workflows/<id>/` is never
+touched (refused before anything is written).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML, YAMLError
+
+from snakegate.check.reading import WorkflowSource, find_snakefile, read_workflow
+from snakegate.contribute.draft_contract import TODO, contract, type_of_path
+from snakegate.errors import ExitCode, UserError
+from snakegate.config.write import dump_config
+
+SKIP_DIRS = frozenset({".git", ".github", ".snakemake", ".test", ".tests", "results", "logs", "benchmarks", "data",
+                       "__pycache__", ".pytest_cache", "tests"})
+# Commands every shell has; anything else a shell command starts is a tool the workflow needs.
+COMMON = frozenset("""cat cd cp cut echo false gunzip gzip head ln ls mkdir mv printf rm sed sort tail tee test touch
+tr true uniq wc zcat awk grep xargs set export exec python python3 bash sh env time sleep date basename dirname
+find""".split())
+UNKNOWN = "unknown"
+
+
+@dataclass
+class Draft:
+    folder: Path
+    decide: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)
+
+
+def slug(name: str) -> str:
+    return re.sub(r"-+", "-", re.sub(r"[^a-z0-9]+", "-", name.lower())).strip("-") or "workflow"
+
+
+def draft(path: Path, registry_root: Path, wf_id: str | None = None) -> Draft:
+    path = Path(path).resolve()
+    if not path.is_dir() or find_snakefile(path) is None:
+        raise UserError(f"{path} holds no Snakefile (nor workflow/Snakefile): point `snakegate draft` at the "
+                        "folder of an existing Snakemake workflow", ExitCode.USAGE)
+    wf_id = wf_id or slug(path.name)
+    if slug(wf_id) != wf_id:
+        raise UserError(f"`{wf_id}` is not a workflow id: use kebab-case, e.g. `{slug(wf_id)}`", ExitCode.USAGE)
+    dest = registry_root / "workflows" / wf_id
+    if dest.exists():
+        raise UserError(f"{dest} already exists; nothing was written. Choose another id with --id, or remove it",
+                        ExitCode.INVALID)
+    src = read_workflow(path, path)  # raises SnakefileSyntaxError, caught by the command
+    result = Draft(folder=dest)
+    config, config_file = _their_config(path, src)
+    their_schema = _their_schema(path, src)
+    sheets = _sheets(path, src, config)
+
+    def exists(value: str) -> bool:
+        return isinstance(value, str) and "\n" not in value and len(value) < 4096 and (path / value).is_file()
+
+    schema = contract(their_schema, config, exists, sheets)
+    manifest = _manifest(wf_id, path, src, result.decide)
+    _copy(path, dest, result)
+    _write(dest / "workflow.yaml", dump_config(manifest), result)
+    _write(dest / "schema.json", canonical_pretty(schema), result)
+    _write(dest / "examples" / "config.yaml", _example(wf_id, config, path, registry_root, exists), result)
+    _write(dest / "SKILL.md", _skill(wf_id, schema, manifest), result)
+    _decisions(result.decide, src, schema, config_file, their_schema, sheets, manifest)
+    return result
+
+
+def canonical_pretty(obj: Any) -> str:
+    import json
+
+    return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+
+
+def _yaml(path: Path) -> Any:
+    try:
+        return YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+    except (OSError, YAMLError, UnicodeDecodeError):
+        return None
+
+
+def _their_config(path: Path, src: WorkflowSource) -> tuple[dict, str | None]:
+    candidates = [c for _, _, c in src.configfiles if c] + ["config/config.yaml", "config.yaml", "config/config.yml"]
+    for rel in candidates:
+        data = _yaml(path / rel)
+        if isinstance(data, dict):
+            return data, rel
+    return {}, None
+
+
+def _their_schema(path: Path, src: WorkflowSource) -> dict | None:
+    for file, _line, schema in src.validations:
+        if schema and not schema.endswith("schema.json"):
+            data = _yaml((path / file).parent / schema)
+            if isinstance(data, dict):
+                return data
+    return None
+
+
+def _sheets(path: Path, src: WorkflowSource, config: dict) -> dict[str, tuple[dict, list[dict]]]:
+    """Config keys read as tables that a sample-sheet schema validates: key -> (row schema, rows)."""
+    schemas = [(f, s) for f, _, s in src.other_validations if s]
+    out = {}
+    for key in dict.fromkeys(k[0] for k in src.tables if len(k) == 1):
+        value = config.get(key)
+        if not schemas or not isinstance(value, str) or not (path / value).is_file():
+            continue
+        file, schema = schemas[0]
+        row_schema = _yaml((path / file).parent / schema)
+        if not isinstance(row_schema, dict):
+            continue
+        text = (path / value).read_text(encoding="utf-8", errors="replace")
+        delimiter = "\t" if "\t" in text.splitlines()[0] else ","
+        rows = list(csv.DictReader(io.StringIO(text), delimiter=delimiter))
+        out[key] = (row_schema, rows)
+    return out
+
+
+def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str]) -> dict:
+    outputs_of = {r.name: r.paths["output"] for r in src.rules}
+    rules: dict[str, dict] = {}
+    for rule in src.rules:
+        if not rule.paths["output"]:
+            continue
+        io_types: dict[str, dict] = {}
+        for kind in ("input", "output"):
+            types = {}
+            for name, literal in rule.paths[kind].items():
+                ref = rule.refs.get(name) if kind == "input" else None
+                if ref and ref[0] in outputs_of:
+                    literal = outputs_of[ref[0]].get(ref[2])
+                types[name] = (type_of_path(literal) if literal else None) or UNKNOWN
+                if types[name] == UNKNOWN:
+                    decide.append(f"workflow.yaml: give rules.{rule.name}.{kind}.{name} its artifact type "
+                                  f"({literal or 'a function or lookup decides the file'})")
+            if types:
+                io_types[kind] = types
+        rules[rule.name] = io_types
+    target = next((r for r in src.rules if r.default_target), src.rules[0] if src.rules else None)
+    outputs = {}
+    for name, literal in (target.paths["input"].items() if target else []):
+        if not literal:
+            continue
+        out_name = name if not name.startswith("_") else slug(Path(literal).name.split(".")[0]).replace("-", "_")
+        if out_name in outputs:  # results/summary.csv and results/summary.png: keep both, named apart
+            out_name = slug(Path(literal).name).replace("-", "_")
+        outputs[out_name] = {"path": literal, "type": type_of_path(literal) or UNKNOWN,
+                             "description": f"{TODO} what {Path(literal).name} holds"}
+        if "{" in literal:
+            decide.append(f"workflow.yaml: outputs.{out_name}.path {literal} has wildcards; make each a {{param}} "
+                          "placeholder (e.g. {samples}) that the params expand")
+    title = _title(path) or wf_id.replace("-", " ").capitalize()
+    return {"id": wf_id, "version": "0.1.0", "title": title,
+            "description": f"{TODO} (drafted from {path.name} by snakegate draft)", "tags": [],
+            "maintainers": [{"name": "TODO: your name"}], "trust": "community",
+            "tools": [{"name": n, "version_command": [n, "--version"], "install": f"TODO: how to install {n}"}
+                      for n in _tools(src)],
+            "rules": rules, "outputs": outputs}
+
+
+def _title(path: Path) -> str | None:
+    for name in ("README.md", "readme.md"):
+        if (path / name).is_file():
+            for line in (path / name).read_text(encoding="utf-8", errors="replace").splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()[:80] or None
+    return None
+
+
+def _tools(src: WorkflowSource) -> list[str]:
+    found = []
+    for rule in src.rules:
+        for text in rule.shell:
+            for segment in re.split(r"\|\||&&|[|;()]|\$\(", re.sub(r"\{[^{}]*\}", "X", text)):
+                words = segment.split()
+                if words and re.fullmatch(r"[A-Za-z][\w.+-]*", words[0]) and words[0] not in COMMON:
+                    found.append(words[0])
+    return sorted(set(found))
+
+
+def _copy(path: Path, dest: Path, result: Draft) -> None:
+    def ignore(folder, names):
+        top = Path(folder).resolve() == path
+        return [n for n in names if n in SKIP_DIRS and top or n.startswith(".") or n == "__pycache__"]
+    shutil.copytree(path, dest, ignore=ignore)
+    result.written.extend(sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file()))
+
+
+def _write(target: Path, text: str, result: Draft) -> None:
+    if target.exists():
+        result.decide.append(f"{target.name}: the workflow already had one; snakegate's version was not written")
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    result.written.append(target.name)
+
+
+def _example(wf_id: str, config: dict, path: Path, root: Path, exists) -> str:
+    def fix(value):
+        if isinstance(value, dict):
+            return {k: fix(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [fix(v) for v in value]
+        if isinstance(value, str) and exists(value):
+            full = (path / value).resolve()
+            try:
+                return full.relative_to(root.resolve()).as_posix()
+            except ValueError:
+                return str(full)
+        return value
+    head = f"# Drafted from {path.name}'s config by snakegate draft: check the paths point into a data root.\n"
+    return head + dump_config({"workflow": wf_id, "params": fix(config)})
+
+
+def _skill(wf_id: str, schema: dict, manifest: dict) -> str:
+    lines = [f"# {manifest['title']} ({wf_id})", "", f"{TODO}: when to use this workflow and what it gives.", "",
+             "## Parameters", ""]
+    for name, sub in (schema.get("properties") or {}).items():
+        req = " (required)" if name in schema.get("required", []) else ""
+        lines.append(f"- `{name}`{req}: {sub.get('description', TODO)}")
+    lines += ["", "## When the gate refuses", "", f"{TODO}: what to ask the researcher for each likely gate error.", ""]
+    return "\n".join(lines)
+
+
+def _decisions(decide: list[str], src: WorkflowSource, schema: dict, config_file, their_schema, sheets, manifest):
+    decide.insert(0, "workflow.yaml: title, description, tags, maintainers and trust (drafted as community)")
+    todo = [name for name, sub in (schema.get("properties") or {}).items() if TODO in str(sub.get("description"))]
+    if todo:
+        decide.append(f"schema.json: describe {', '.join(todo)} (units, ranges, what the default means)")
+    if config_file is None:
+        decide.append("examples: the workflow has no config.yaml; write examples/<name>.yaml by hand")
+    if their_schema is None:
+        decide.append("schema.json: inferred from config values only; add ranges, enums and required params")
+    for key in sheets:
+        decide.append(f"examples: the sample sheet `{key}` names files relative to the workflow folder; in a "
+                      "registry they resolve against the registry root, so copy the sheet and its files into a "
+                      "data root and fix its paths")
+    if manifest["tools"]:
+        names = ", ".join(tool["name"] for tool in manifest["tools"])
+        decide.append(f"workflow.yaml: tools {names} were read from shell commands; keep the real ones and give "
+                      "each its version_command and install line")
+    decide.append(f"examples and test: add test/<case>/config.yaml with tiny data and expected outputs, then run "
+                  f"`snakegate check {manifest['id']}` and `snakegate test {manifest['id']}`; fix what they name "
+                  "(downloads, wrappers, hard-coded paths, hidden inputs)")

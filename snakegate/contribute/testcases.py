@@ -1,0 +1,320 @@
+"""`snakegate test`: run a workflow's test invocations for real and compare outputs to the expected files.
+
+Each `workflows/<id>/test/<case>/config.yaml` is a run config. It is gated
+(with `workflows/<id>/test` added to the data roots), then the workflow's
+Snakefile runs standalone with real Snakemake in a temporary folder, and each
+output declared in workflow.yaml (patterns expanded from the params) is
+compared with `test/<case>/expected/<path>`: byte-identical by default, or as
+`test.compare.<output>` says — lines matching `ignore_lines` left out, numbers
+in JSON/CSV/TSV within `tolerance`, or `exists` (not empty) for human-facing
+reports; `test.float_tolerance` still works for JSON. A sample sheet's relative paths, which the gate
+resolved against the registry root, reach the run as absolute ones (snakegate.gate.sheet_paths). Files the run writes
+beside its inputs (a `.fai` next to a reference) are reported, and the ones it
+created are removed again; the workflow's content hash never covers test/.
+The comparison functions are pure; running Snakemake and reading files happen
+in `run_case`. Nothing is written into the workflow folder unless
+`update=True` (which rewrites the expected files from this run).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from snakegate.models import GateError
+from snakegate.contract.outputs import expand_outputs
+from snakegate.config.read import read_run_config
+from snakegate.config.write import dump_config
+from snakegate.gate.sheet_paths import with_absolute_paths
+from snakegate.gate.tools import only_tools_missing
+
+Status = Literal["identical", "differs", "missing", "no expected file"]
+# Same thread counts everywhere, so BLAS and friends give the same bits on every machine.
+DETERMINISTIC_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+                     "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"}
+LOG_TAIL_LINES = 30
+DIFF_LINES = 20
+
+
+@dataclass
+class OutputResult:
+    name: str
+    path: str
+    status: Status
+    detail: str | None = None
+
+
+@dataclass
+class CaseResult:
+    workflow: str
+    case: str
+    gate_errors: list[GateError] = field(default_factory=list)
+    run_failed: str | None = None  # tail of Snakemake's log
+    outputs: list[OutputResult] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    beside_inputs: list[str] = field(default_factory=list)  # files the run wrote next to its inputs
+    # Why the case was not run on this machine (a declared external tool is missing); not a failure.
+    skipped: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return (not self.gate_errors and self.run_failed is None
+                and all(o.status == "identical" for o in self.outputs))
+
+
+def find_cases(folder: Path) -> list[Path]:
+    """The case folders of a workflow: test/<case>/ holding a config.yaml."""
+    return sorted(p.parent for p in (folder / "test").glob("*/config.yaml"))
+
+
+# -- pure comparison ---------------------------------------------------------------------------
+
+
+def compare_bytes(actual: bytes, expected: bytes, tolerance: float | None = None) -> tuple[Status, str | None]:
+    """(status, detail) for one output; `tolerance` compares numbers inside JSON."""
+    if actual == expected:
+        return "identical", None
+    if tolerance is not None:
+        try:
+            a, e = json.loads(actual), json.loads(expected)
+        except (ValueError, UnicodeDecodeError):
+            pass
+        else:
+            where = json_difference(a, e, tolerance)
+            if where is None:
+                return "identical", f"equal within tolerance {tolerance:g}"
+            return "differs", f"beyond tolerance {tolerance:g} at {where}"
+    try:
+        a_text, e_text = actual.decode("utf-8"), expected.decode("utf-8")
+    except UnicodeDecodeError:
+        first = next((i for i, (x, y) in enumerate(zip(actual, expected)) if x != y), min(len(actual), len(expected)))
+        return "differs", (f"binary files differ: {len(actual)} bytes vs {len(expected)} expected, "
+                           f"first difference at byte {first}")
+    return "differs", text_diff(a_text, e_text)
+
+
+def text_diff(actual: str, expected: str, limit: int = DIFF_LINES) -> str:
+    lines = list(difflib.unified_diff(expected.splitlines(), actual.splitlines(), "expected", "actual", lineterm="", n=1))
+    if len(lines) > limit:
+        lines = lines[:limit] + [f"... ({len(lines) - limit} more diff lines)"]
+    return "\n".join(lines) or "the files differ only in line endings or a trailing newline"
+
+
+def json_difference(actual: Any, expected: Any, tol: float, path: str = "$") -> str | None:
+    """Where two JSON values differ beyond `tol` on numbers (None when they agree)."""
+    if _is_number(actual) and _is_number(expected):
+        if math.isnan(actual) and math.isnan(expected):
+            return None
+        if actual == expected or abs(actual - expected) <= tol:
+            return None
+        return f"{path}: {actual!r} vs expected {expected!r}"
+    if type(actual) is not type(expected):
+        return f"{path}: {type(actual).__name__} vs expected {type(expected).__name__}"
+    if isinstance(actual, dict):
+        if set(actual) != set(expected):
+            return f"{path}: keys {sorted(set(actual) ^ set(expected))} differ"
+        for key in sorted(actual):
+            where = json_difference(actual[key], expected[key], tol, f"{path}.{key}")
+            if where:
+                return where
+        return None
+    if isinstance(actual, list):
+        if len(actual) != len(expected):
+            return f"{path}: {len(actual)} items vs expected {len(expected)}"
+        for i, (x, y) in enumerate(zip(actual, expected)):
+            where = json_difference(x, y, tol, f"{path}[{i}]")
+            if where:
+                return where
+        return None
+    return None if actual == expected else f"{path}: {actual!r} vs expected {expected!r}"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def log_tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+# -- the edge: gate, run, read -----------------------------------------------------------------
+
+
+def run_case(registry, settings, wf, case_dir: Path, *, update: bool = False) -> CaseResult:
+    """Gate test/<case>/config.yaml, run the workflow standalone, compare the declared outputs."""
+    from snakegate.gate.prove import gate
+
+    result = CaseResult(workflow=wf.id, case=case_dir.name)
+    data, yaml_error = read_run_config(case_dir / "config.yaml")
+    if yaml_error is not None:
+        result.gate_errors = [yaml_error]
+        return result
+    if isinstance(data, dict) and data.get("workflow") != wf.id:
+        result.gate_errors = [GateError(path="workflow", code="unknown_workflow",
+                                        message=f"the test config names workflow `{data.get('workflow')}`, not `{wf.id}`",
+                                        hint=f"set `workflow: {wf.id}`")]
+        return result
+    verdict = gate(registry, data, settings.with_data_roots(wf.folder / "test"))
+    if not verdict.ok:
+        if only_tools_missing(verdict.errors):
+            result.skipped = "; ".join(f"{e.message} ({e.hint})" for e in verdict.errors)
+            return result
+        result.gate_errors = list(verdict.errors)
+        return result
+
+    beside = _snapshot(_input_folders(wf.schema, verdict.resolved_params))
+    with tempfile.TemporaryDirectory(prefix=f"snakegate-test-{wf.id}-") as tmp:
+        tmp = Path(tmp)
+        params = tmp / "params.yaml"
+        # Snakemake works in tmp/work, not in the registry root the gate resolved sheet paths against
+        run_params = with_absolute_paths(wf.schema, verdict.resolved_params, settings.registry_root, tmp / "sheets")
+        params.write_text(dump_config(run_params), encoding="utf-8")
+        workdir = tmp / "work"
+        workdir.mkdir()
+        proc = subprocess.run(
+            [sys.executable, "-m", "snakemake", "-s", str(wf.snakefile.resolve()), "--configfile", str(params),
+             "-d", str(workdir), "--cores", "1", "--nolock"],
+            capture_output=True, text=True, cwd=tmp, env={**os.environ, **DETERMINISTIC_ENV})
+        if proc.returncode != 0:
+            result.run_failed = log_tail(proc.stdout + "\n" + proc.stderr) + _job_logs(workdir)
+            result.beside_inputs = _restore(beside, _snapshot(beside))
+            return result
+        for name, path, type_name in expand_outputs(wf.manifest.outputs, verdict.resolved_params, wf.schema):
+            result.outputs.append(_compare_output(wf, case_dir, workdir, name, path, type_name, update, result))
+    result.beside_inputs = _restore(beside, _snapshot(beside))
+    return result
+
+
+def _compare_output(wf, case_dir: Path, workdir: Path, name: str, path: str, type_name: str, update: bool,
+                    result: "CaseResult") -> OutputResult:
+    how = wf.manifest.test.compare.get(name)
+    actual = workdir / path
+    expected = case_dir / "expected" / path
+    if not actual.is_file():
+        return OutputResult(name, path, "missing", "the run did not write it")
+    if how is not None and how.exists:
+        if actual.stat().st_size == 0:
+            return OutputResult(name, path, "differs", "it exists but is empty")
+        return OutputResult(name, path, "identical", "exists and is not empty (compared by existence only)")
+    if update:
+        expected.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(actual, expected)
+        result.updated.append(path)
+    if not expected.is_file():
+        return OutputResult(name, path, "no expected file",
+                            f"add {expected} (run `snakegate test {wf.id} --update` to write it)")
+    tolerance = how.tolerance if how is not None and how.tolerance is not None else \
+        wf.manifest.test.float_tolerance.get(name)
+    status, detail = compare_output(actual.read_bytes(), expected.read_bytes(), type_name, tolerance,
+                                    how.ignore_lines if how is not None else [])
+    return OutputResult(name, path, status, detail)
+
+
+def compare_output(actual: bytes, expected: bytes, type_name: str, tolerance: float | None = None,
+                   ignore_lines: list[str] = ()) -> tuple[Status, str | None]:
+    """(status, detail) for one declared output: lines matching `ignore_lines` left out on both sides, then
+    JSON within `tolerance`, a CSV/TSV table cell by cell within `tolerance`, or byte for byte (pure)."""
+    if ignore_lines:
+        patterns = [re.compile(p) for p in ignore_lines]
+        try:
+            actual, expected = (b"\n".join(l for l in data.split(b"\n")
+                                           if not any(p.search(l.decode("utf-8", "replace")) for p in patterns))
+                                for data in (actual, expected))
+        except re.error as exc:  # the manifest schema checks the regexes; never crash on one
+            return "differs", f"ignore_lines has a bad regular expression ({exc})"
+    if tolerance is not None and _delimiter(type_name) and actual != expected:
+        where = table_difference(actual, expected, tolerance, _delimiter(type_name))
+        if where is None:
+            return "identical", f"equal within tolerance {tolerance:g}"
+        return "differs", f"beyond tolerance {tolerance:g} at {where}"
+    status, detail = compare_bytes(actual, expected, tolerance)
+    if status == "identical" and ignore_lines and detail is None:
+        detail = "identical apart from the ignored lines"
+    return status, detail
+
+
+def _delimiter(type_name: str) -> str | None:
+    from snakegate.contract import artifacts
+
+    return artifacts.delimiter(type_name) if artifacts.is_table(type_name) else None
+
+
+def table_difference(actual: bytes, expected: bytes, tol: float, delimiter: str) -> str | None:
+    """Where two delimited tables differ (numbers within `tol`, other cells exactly), or None (pure)."""
+    import csv
+    import io
+
+    rows_a = list(csv.reader(io.StringIO(actual.decode("utf-8", "replace")), delimiter=delimiter))
+    rows_e = list(csv.reader(io.StringIO(expected.decode("utf-8", "replace")), delimiter=delimiter))
+    if len(rows_a) != len(rows_e):
+        return f"{len(rows_a)} rows vs expected {len(rows_e)}"
+    for i, (ra, re_) in enumerate(zip(rows_a, rows_e), start=1):
+        if len(ra) != len(re_):
+            return f"line {i}: {len(ra)} fields vs expected {len(re_)}"
+        for j, (a, e) in enumerate(zip(ra, re_)):
+            if a == e:
+                continue
+            try:
+                fa, fe = float(a), float(e)
+            except ValueError:
+                return f"line {i}, field {j + 1}: {a!r} vs expected {e!r}"
+            if not (math.isclose(fa, fe, rel_tol=0, abs_tol=tol) or (math.isnan(fa) and math.isnan(fe))):
+                return f"line {i}, field {j + 1}: {a} vs expected {e}"
+    return None
+
+
+def _input_folders(schema: dict, params: dict) -> list[Path]:
+    """The folders holding the run's input files: where a workflow might write beside its inputs."""
+    from snakegate.contract.dialect import iter_nodes
+
+    folders = set()
+    for node in iter_nodes(schema, params):
+        if node.schema.get("x-artifact") and isinstance(node.value, str) and Path(node.value).is_absolute():
+            folders.add(Path(node.value).parent)
+    return sorted(folders)
+
+
+def _snapshot(folders) -> dict:
+    """{file: (size, mtime_ns)} of the files directly in `folders` (or of the files a snapshot names)."""
+    if isinstance(folders, dict):
+        folders = sorted({p.parent for p in folders})
+    out = {}
+    for folder in folders:
+        for p in sorted(folder.iterdir()) if folder.is_dir() else []:
+            if p.is_file():
+                st = p.stat()
+                out[p] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def _restore(before: dict, after: dict) -> list[str]:
+    """Files the run created or changed beside its inputs; created ones are removed again (the registry's
+    data and the workflow's test/ folder stay as they were), changed ones are only reported."""
+    found = []
+    for path, stamp in sorted(after.items()):
+        if path not in before:
+            found.append(f"{path} (created; removed again)")
+            path.unlink(missing_ok=True)
+        elif before[path] != stamp:
+            found.append(f"{path} (changed)")
+    return found
+
+
+def _job_logs(workdir: Path) -> str:
+    """The tails of the jobs' own log files (logs/*.log), where scripts write their tracebacks."""
+    parts = []
+    for log in sorted((workdir / "logs").rglob("*.log")) if (workdir / "logs").is_dir() else []:
+        text = log.read_text(encoding="utf-8", errors="replace").strip()
+        if text:
+            parts.append(f"\n--- {log.relative_to(workdir)} ---\n{log_tail(text, 15)}")
+    return "".join(parts)

@@ -1,0 +1,279 @@
+"""The gate: (registry, invocation, settings) -> GateResult. Nothing runs unless this says ok.
+
+Order of proof: the run config's shape (hostile shapes first: alias bombs, depth,
+huge integers, NaN, non-text keys; see `configshape`), the workflow and version, the params
+against the contract (defaults filled first), then the data (artifact paths
+inside the data roots after resolving `..` and symlinks, cheap format checks,
+`x-column-of` against table headers, sample-sheet rows and the files they name
+(`snakegate.contract.sheets`)), then the workflow's own preflight (cross-field
+rules on params and artifact headers, `snakegate.gate.preflight`) and its external
+tools on PATH (`snakegate.gate.tools`), then Snakemake's DAG for the resolved
+params. The gate reads input files (headers, hashes) but never writes, except the registry's key
+for `x-sensitive` values the first time one is hashed (provenance/secrets.py).
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as _dt
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from snakegate.contract import artifacts, sheets
+from snakegate import metaschemas
+from snakegate.gate import preflight, sheet_paths, tools
+from snakegate.config.shape import shape_errors
+from snakegate.contract.dialect import (
+    did_you_mean, fill_defaults, format_path, is_builtin, iter_column_nodes, iter_nodes, schema_errors,
+)
+from snakegate.gate.dag import DagError, build_dag
+from snakegate.provenance import secrets
+from snakegate.provenance.hashing import canonical_json, folder_hash, sha256_file, sha256_text
+from snakegate.models import GateError, GateResult, Invocation
+from snakegate.registry.workflows import Registry, Workflow
+from snakegate.registry.settings import Settings
+
+
+def _set(obj: Any, parts: tuple, value: Any) -> None:
+    for p in parts[:-1]:
+        obj = obj[p]
+    obj[parts[-1]] = value
+
+
+def _inside(path: Path, roots) -> bool:
+    return any(path == r or r in path.parents for r in roots)
+
+
+def _shape_errors(invocation: Any) -> list[GateError]:
+    if not isinstance(invocation, dict):
+        return [GateError(path="", code="invalid_yaml", message="the run config must be a mapping with `workflow` and `params`",
+                          hint="start from `snakegate init <workflow>`")]
+    errors = []
+    allowed = list(metaschemas.load("invocation.schema.json")["properties"])
+    for key in invocation:
+        if key not in allowed:
+            close = did_you_mean(str(key), allowed)
+            errors.append(GateError(path=str(key), code="unknown_param", message=f"`{key}` is not a run-config field",
+                                    hint=f"did you mean `{close}`?" if close else f"allowed: {', '.join(allowed)}",
+                                    choices=allowed))
+    if "workflow" not in invocation:
+        errors.append(GateError(path="workflow", code="required", message="`workflow` is required: which workflow to run",
+                                hint="add `workflow: <id>` (see `snakegate list`)"))
+    elif not isinstance(invocation["workflow"], str):
+        errors.append(GateError(path="workflow", code="type", message="`workflow` must be a workflow id string",
+                                hint="see `snakegate list`"))
+    if "params" in invocation and invocation["params"] is not None and not isinstance(invocation["params"], dict):
+        errors.append(GateError(path="params", code="type",
+                                message=f"`params` must be a mapping of parameter names to values (got {invocation['params']!r})",
+                                hint="write `params:` followed by indented `name: value` lines"))
+    properties = metaschemas.load("invocation.schema.json")["properties"]
+    for key in ("version", "run_id", "invocation_id"):
+        if key not in invocation:
+            continue
+        value = invocation[key]
+        if not isinstance(value, str):
+            errors.append(GateError(path=key, code="type", message=f"`{key}` must be a string (got {value!r})",
+                                    hint=f"quote the value, e.g. {key}: \"{value}\""))
+            continue
+        # run_id names a folder under runs/: `../x` or `a/b` must never get that far
+        pattern = properties[key].get("pattern")
+        if (pattern and not re.search(pattern, value)) or (key == "run_id" and set(value) <= {"."}):
+            errors.append(GateError(path=key, code="pattern",
+                                    message=f"`{key}` must match {pattern}"
+                                            + (" and be more than dots" if key == "run_id" else "") + f" (got {value!r})",
+                                    hint=(f"remove `{key}`; snakegate writes it" if key != "version"
+                                          else "use the version `snakegate show` prints")))
+    return errors
+
+
+def _resolve_artifacts(wf: Workflow, params: dict, settings: Settings, errors: list[GateError]):
+    """Check every x-artifact value; return {path-parts: resolved Path} for the good ones."""
+    failed = {e.path for e in errors}
+    roots = [r.resolve() for r in settings.data_roots]
+    good: dict[tuple, Path] = {}
+    for node in iter_nodes(wf.schema, params):
+        type_name = node.schema.get("x-artifact")
+        if not type_name or node.is_key or not isinstance(node.value, str) or is_builtin(node):
+            continue
+        if node.path in failed:
+            continue
+        builtins = node.schema.get("x-builtins") or []
+        if builtins and node.value.startswith("builtin:"):
+            close = did_you_mean(node.value, builtins)
+            errors.append(GateError(path=node.path, code="enum",
+                                    message=f"`{node.path}` names an unknown built-in dataset `{node.value}` "
+                                            f"(built-ins: {', '.join(builtins)})",
+                                    hint=f"did you mean `{close}`?" if close else "use a built-in or a file path",
+                                    choices=builtins))
+            continue
+        roots_text = ", ".join(str(r) for r in roots) or "(none configured)"
+        try:
+            raw = Path(node.value).expanduser()
+            resolved = (raw if raw.is_absolute() else settings.registry_root / raw).resolve()
+            is_file, is_dir = resolved.is_file(), resolved.is_dir()
+        except (OSError, RuntimeError, ValueError) as exc:  # symlink loop, name too long, NUL byte, no $HOME
+            reason = "a symlink loop" if isinstance(exc, RuntimeError) else (getattr(exc, "strerror", None) or str(exc))
+            errors.append(GateError(path=node.path, code="not_found",
+                                    message=f"`{node.path}` = `{node.value}` cannot be resolved to a file ({reason})",
+                                    hint="give the path of an existing file inside a data root"))
+            continue
+        if not _inside(resolved, roots):
+            errors.append(GateError(
+                path=node.path, code="path_outside_roots",
+                message=f"`{node.path}` = `{node.value}` resolves to {resolved}, outside the allowed data roots ({roots_text})",
+                hint="copy the file into a data root, or add its folder to data_roots in snakegate.toml"))
+            continue
+        if not is_file and not (is_dir and artifacts.is_directory(type_name)):
+            what = ("is a folder, not a file" if is_dir else
+                    "is not a regular file" if os.path.lexists(resolved) else "does not exist")
+            errors.append(GateError(path=node.path, code="not_found",
+                                    message=f"`{node.path}` = `{node.value}`: {resolved} {what}",
+                                    hint="check the spelling; paths are relative to the registry root " f"({settings.registry_root})"))
+            continue
+        problem = artifacts.check(resolved, type_name)
+        if problem:
+            errors.append(GateError(path=node.path, code="format", message=f"`{node.path}` = `{node.value}` {problem}",
+                                    hint=f"point `{node.path}` at a {type_name} file"))
+            continue
+        good[node.parts] = resolved
+    return good
+
+
+def _column_errors(wf: Workflow, params: dict, good: dict[tuple, Path], errors: list[GateError]) -> None:
+    headers: dict[str, list[str] | None] = {}
+    top = wf.schema.get("properties") or {}
+    for node, ref in iter_column_nodes(wf.schema, params):
+        table = good.get((ref,))
+        if table is None:
+            continue  # the table param itself failed, is a builtin, or is absent: nothing to compare against
+        if ref not in headers:
+            headers[ref] = artifacts.table_header(table, artifacts.delimiter(top[ref]["x-artifact"]))
+        header = headers[ref] or []
+        if node.value not in header:
+            close = did_you_mean(node.value, header)
+            what = "key" if node.is_key else "value"
+            errors.append(GateError(
+                path=node.path, code="column_missing",
+                message=f"`{node.path}` {what} `{node.value}` is not a column of {params[ref]} "
+                        f"(columns: {', '.join(header)})",
+                hint=f"did you mean `{close}`?" if close else "use one of the table's columns", choices=header))
+
+
+def _portable(path: Path, root: Path) -> str:
+    """Registry-relative when inside the registry, so the id survives moving the checkout."""
+    try:
+        return path.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: bool = True,
+         check_tools: bool = True) -> GateResult:
+    """Prove an invocation complete and runnable, or say precisely why not.
+
+    `check_tools=False` proves the invocation without asking whether this machine has the
+    workflow's external tools (`snakegate check` reports those as warnings instead)."""
+    # Hostile shapes first: an alias bomb or a 5,000-digit integer must be refused before anything walks or prints it.
+    errors = shape_errors(invocation) or _shape_errors(invocation)
+    if errors:
+        return GateResult(ok=False, workflow=invocation.get("workflow") if isinstance(invocation, dict) and
+                          isinstance(invocation.get("workflow"), str) else None, errors=errors)
+    wf_id = invocation["workflow"]
+    wf = registry.get(wf_id)
+    if wf is None:
+        if wf_id in registry.broken:
+            return GateResult(ok=False, workflow=wf_id, errors=[GateError(
+                path="workflow", code="unknown_workflow",
+                message=f"workflow `{wf_id}` cannot be loaded: {registry.broken[wf_id]}", hint="fix its workflow.yaml")])
+        close = did_you_mean(wf_id, registry.ids())
+        return GateResult(ok=False, workflow=wf_id, errors=[GateError(
+            path="workflow", code="unknown_workflow", message=f"no workflow `{wf_id}` in the registry at {registry.root}",
+            hint=f"did you mean `{close}`?" if close else f"available: {', '.join(registry.ids())}",
+            choices=registry.ids())])
+    version = invocation.get("version")
+    if version is not None and version != wf.manifest.version:
+        return GateResult(ok=False, workflow=wf_id, errors=[GateError(
+            path="version", code="version_mismatch",
+            message=f"`version` is {version} but the registry has {wf_id} {wf.manifest.version}",
+            hint=f"set `version: {wf.manifest.version}` or remove `version` to use the registry's")])
+
+    params = fill_defaults(wf.schema, invocation.get("params") or {})
+    errors = schema_errors(wf.schema, params)
+    flagged = {e.path for e in errors}
+    # JSON Schema lets NaN through every bound; a schema's own default may hold one too
+    errors.extend(e for e in shape_errors(params, ("params",)) if e.path not in flagged)
+    good = _resolve_artifacts(wf, params, settings, errors)
+    _column_errors(wf, params, good, errors)
+    sheet_inputs = sheets.gate_tables(wf.schema, params, good, settings.registry_root,
+                                           [r.resolve() for r in settings.data_roots], errors)
+    if not errors:  # a preflight reasons about params that passed the contract and data that exist
+        errors.extend(preflight.run(wf.folder, wf_id, wf.schema, params, good))
+    if check_tools:
+        errors.extend(tools.tool_errors(wf_id, wf.manifest))
+    if errors:
+        return GateResult(ok=False, workflow=wf_id, errors=errors)
+
+    absolute = copy.deepcopy(params)
+    portable = copy.deepcopy(params)
+    inputs = {}
+    for parts, path in good.items():
+        _set(absolute, parts, str(path))
+        _set(portable, parts, _portable(path, settings.registry_root))
+        try:
+            inputs[format_path(("params",) + parts)] = folder_hash(path) if path.is_dir() else sha256_file(path)
+        except OSError as exc:  # removed or made unreadable since it was checked: refuse, never crash
+            where = format_path(("params",) + parts)
+            return GateResult(ok=False, workflow=wf_id, errors=[GateError(
+                path=where, code="not_found", message=f"`{where}`: {path} cannot be read ({exc.strerror or exc})",
+                hint="check that the file exists and is readable")])
+
+    for key, path in sheet_inputs.items():  # files named inside sample sheets are inputs like params' files
+        try:
+            inputs[key] = sha256_file(path)
+        except OSError as exc:
+            return GateResult(ok=False, workflow=wf_id, errors=[GateError(
+                path=key, code="not_found", message=f"`{key}`: {path} cannot be read ({exc.strerror or exc})",
+                hint="check that the file exists and is readable")])
+
+    if check_dag:
+        try:
+            # the DAG is built in a temporary folder: sheet paths resolved as above, against the registry root
+            build_dag(wf.snakefile, sheet_paths.with_absolute_paths(wf.schema, absolute, settings.registry_root))
+        except DagError as exc:
+            return GateResult(ok=False, workflow=wf_id, errors=[GateError(
+                path="params", code="dag", message=f"Snakemake cannot build the jobs for these params: {exc.message}",
+                hint="the params pass the contract but the workflow rejects them; see the workflow's SKILL.md")])
+
+    if secrets.sensitive_values(wf.schema, portable):
+        # the canonical invocation (and invocation.json, and the id) carries a keyed hash of each
+        # x-sensitive value, never the value: the same value and registry key give the same id
+        try:
+            portable, _ = secrets.redact(wf.schema, portable, secrets.registry_key(settings.registry_root))
+        except secrets.SecretKeyError as exc:
+            return GateResult(ok=False, workflow=wf_id, errors=[GateError(
+                path="params", code="secret_key", message=str(exc).split("; ")[0],
+                hint=str(exc).split("; ", 1)[-1])])
+
+    canonical = Invocation(workflow=wf_id, version=wf.manifest.version, workflow_hash=wf.content_hash(),
+                           params=portable, inputs=dict(sorted(inputs.items())))
+    invocation_id = invocation_id_of(canonical)
+    claimed = invocation.get("invocation_id")
+    if claimed is not None and claimed != invocation_id:
+        return GateResult(ok=False, workflow=wf_id, errors=[GateError(
+            path="invocation_id", code="invocation_mismatch",
+            message=(f"this config was approved as invocation {claimed[:12]}… but now gates as {invocation_id[:12]}…: "
+                     f"the workflow folder (content hash {canonical.workflow_hash[:12]}…), an input file or a "
+                     "parameter changed since it was written"),
+            hint="restore the original files, or remove `invocation_id` and have the new invocation approved")])
+    checks = ["shape", "workflow", "version", "contract", "data_roots", "formats", "columns", "sample_sheets",
+              "preflight", *(["tools"] if check_tools else []), *(["dag"] if check_dag else []),
+              *(["invocation_id"] if claimed is not None else [])]
+    return GateResult(ok=True, workflow=wf_id, invocation_id=invocation_id, invocation=canonical,
+                      resolved_params=absolute, checks=checks,
+                      gated_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds"))
+
+
+def invocation_id_of(invocation: Invocation) -> str:
+    return sha256_text(canonical_json(invocation.model_dump()))

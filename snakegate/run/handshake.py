@@ -1,0 +1,16 @@
+"""What a run's head and its jobs agree on: the environment variables that carry a run to its jobs
+and the refusal type the top-level Snakefile stops on.
+
+Plain Python only (it is imported inside every cluster job, before anything else of snakegate).
+"""
+
+from __future__ import annotations
+
+# Set by the head for its jobs: the run they belong to (plain snakemake's config may have no run_id).
+JOB_RUN_ENV = "SNAKEGATE_JOB_RUN"
+# Set by `snakegate run` for its Snakemake child only: the invocation id the gate approved.
+EXPECTED_ENV = "SNAKEGATE_EXPECTED_INVOCATION"
+
+
+class Refused(Exception):
+    """Any refusal at Snakefile parse time (snakegate.run.entry.GateRefused is one): Snakemake stops before any job."""

@@ -1,0 +1,215 @@
+"""What runs is what was gated: the run folder's immutable workflow copy, the invocation pin that
+travels to Snakemake outside the config file, and the re-check of the inputs before `succeeded`.
+
+- `make_copy()` writes runs/<run_id>/workflow/: the workflow folder without test/, byte for byte,
+  verified against the invocation's content hash and made read-only. It is made once, beside its
+  final place and then renamed, so a reader never sees half a copy. The top-level Snakefile
+  includes the Snakefile from there, so editing workflows/<id>/ never reaches a running or
+  recorded run, and rerun/fork/export read the workflow from the run folder.
+- `EXPECTED_ENV` carries the invocation id that `snakegate run` gated to its Snakemake child
+  only; the top-level Snakefile refuses a config that resolves to any other id. Inside a cluster
+  job the run folder's invocation.json (written by the head) is the pin instead.
+- `recheck_inputs()` re-resolves every gated input (inside the data roots, symlinks resolved) and
+  re-hashes it from its bytes, for the check after the last job.
+
+It never runs Snakemake and writes nothing outside the run folder it is given.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from pathlib import Path
+
+from snakegate.contract import sheets
+from snakegate.contract.dialect import format_path, iter_nodes
+from snakegate.provenance import runstore
+from snakegate.provenance.hashing import folder_hash, sha256_file, workflow_files, workflow_hash
+from snakegate.registry.workflows import Registry, RegistryError, Workflow, load_workflow
+from snakegate.registry.settings import Settings
+from snakegate.run.handshake import EXPECTED_ENV  # noqa: F401 - pinning.EXPECTED_ENV names the pin
+
+COPY_DIR = "workflow"
+
+
+class PinError(Exception):
+    """The copy cannot be made or no longer matches the invocation; the message says which and why."""
+
+
+def copy_of(run_dir: Path) -> Path:
+    return Path(run_dir) / COPY_DIR
+
+
+def make_copy(source: Path, run_dir: Path, expected_hash: str) -> Path:
+    """Copy the workflow folder `source` (without test/) to runs/<run_id>/workflow/, read-only,
+    and prove it hashes to `expected_hash`. An existing copy is verified, never replaced."""
+    dest = copy_of(run_dir)
+    if dest.exists():
+        verify_copy(dest, expected_hash)
+        return dest
+    tmp = Path(run_dir) / f".{COPY_DIR}.tmp-{os.getpid()}"
+    remove_tree(tmp)
+    source = Path(source)
+    try:
+        for src in workflow_files(source):
+            target = tmp / src.relative_to(source)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, target)  # the bytes, following a symlink as the hash does
+            executable = os.stat(src).st_mode & stat.S_IXUSR
+            os.chmod(target, 0o555 if executable else 0o444)
+        tmp.mkdir(parents=True, exist_ok=True)  # a workflow folder with no file at all still gets its copy
+    except OSError as exc:
+        remove_tree(tmp)
+        raise PinError(f"cannot copy the workflow folder {source} into {dest}: {exc.strerror or exc}") from None
+    actual = workflow_hash(tmp)
+    if actual != expected_hash:
+        remove_tree(tmp)
+        raise PinError(f"the workflow folder {source} changed after the gate (content hash now {actual[:12]}…, "
+                       f"the gate approved {expected_hash[:12]}…); restore it, or run again to gate what is there now")
+    try:
+        os.rename(tmp, dest)
+    except OSError:  # another process made the copy first: use theirs once it proves the same
+        remove_tree(tmp)
+        verify_copy(dest, expected_hash)
+        return dest
+    _read_only_folders(dest)
+    return dest
+
+
+def verify_copy(dest: Path, expected_hash: str) -> None:
+    actual = workflow_hash(dest)
+    if actual != expected_hash:
+        raise PinError(f"the run's workflow copy {dest} no longer matches the invocation (content hash "
+                       f"{actual[:12]}…, the invocation pins {expected_hash[:12]}…)")
+
+
+def _read_only_folders(top: Path) -> None:
+    # files were made read-only as they were copied; folders last, or nothing could be written in them
+    for dirpath, _dirs, _files in os.walk(top, topdown=False):
+        os.chmod(dirpath, 0o555)
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a folder that may hold a read-only workflow copy (a plain rmtree fails on those for
+    anyone but root). Missing is fine."""
+    path = Path(path)
+    if not os.path.lexists(path):
+        return
+    if path.is_dir() and not path.is_symlink():
+        for dirpath, _dirs, _files in os.walk(path):
+            try:
+                os.chmod(dirpath, 0o755)
+            except OSError:
+                pass
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def load_copy(run_dir: Path, workflow_id: str) -> Workflow:
+    """The workflow a run executes, read from its copy."""
+    folder = copy_of(run_dir)
+    if not (folder / "workflow.yaml").is_file():
+        raise PinError(f"run folder {run_dir} has no workflow copy ({folder}); it was not started by snakegate "
+                       "or the copy was removed")
+    try:
+        return load_workflow(folder, expected_id=workflow_id)
+    except RegistryError as exc:
+        raise PinError(f"the run's workflow copy cannot be read: {exc.message}") from None
+
+
+def run_workflow(run_dir: Path) -> Workflow | None:
+    """The workflow copy of a recorded run, or None when the run has none (runs made before copies)."""
+    run_dir = Path(run_dir)
+    wf_id = runstore.read_run(run_dir).get("workflow") or \
+        (runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}).get("workflow")
+    if not isinstance(wf_id, str):
+        return None
+    try:
+        return load_copy(run_dir, wf_id)
+    except PinError:
+        return None
+
+
+def has_copy(run_dir: Path) -> bool:
+    """Whether a recorded run holds a workflow copy to run again from (runs made before copies do not)."""
+    return (copy_of(run_dir) / "workflow.yaml").is_file()
+
+
+def registry_of_run(registry: Registry, run_dir: Path, workflow_id: str) -> Registry:
+    """The registry a rerun or fork of `run_dir` is gated against: only the run's own workflow copy
+    when it has one (whatever workflows/ holds now), else the registry itself. PinError when the
+    copy cannot be read."""
+    if not has_copy(run_dir):
+        return registry
+    return pinned_registry(registry, load_copy(run_dir, workflow_id))
+
+
+def pinned_registry(registry: Registry, wf: Workflow) -> Registry:
+    """A registry that holds only `wf`: the gate then proves a config against the pinned copy."""
+    return Registry(root=registry.root, workflows={wf.id: wf})
+
+
+def _digest(path: Path) -> str:
+    # from the bytes, never the in-process cache: a file rewritten in place keeps its cache key
+    return folder_hash(path, use_cache=False) if path.is_dir() else sha256_file(path, use_cache=False)
+
+
+def recheck_inputs(schema: dict, params: dict, gated: dict[str, str], settings: Settings) -> list[dict]:
+    """Every gated input (invocation input key -> sha256 in `gated`) re-resolved from the params
+    Snakemake was given and re-hashed from its bytes, sample-sheet files included; one entry per
+    input that is no longer the gated file: {param, path, gated_sha256, current_sha256,
+    resolved_path, reason}. Reads files, writes nothing."""
+    roots = [Path(r).resolve() for r in settings.data_roots]
+    changed: list[dict] = []
+    good: dict[tuple, Path] = {}
+    seen: set[str] = set()
+
+    def note(key: str, shown: str, resolved: Path | None, current: str | None, reason: str) -> None:
+        changed.append({"param": key, "path": shown, "gated_sha256": gated[key], "current_sha256": current,
+                        "resolved_path": str(resolved) if resolved is not None else None, "reason": reason})
+
+    for node in iter_nodes(schema, params):
+        key = format_path(("params",) + node.parts)
+        if node.is_key or key not in gated or not isinstance(node.value, str):
+            continue
+        seen.add(key)
+        path, resolved = Path(node.value), None
+        try:
+            resolved = (path if path.is_absolute() else settings.registry_root / path).resolve()
+            current = _digest(resolved)
+        except (OSError, RuntimeError) as exc:
+            note(key, node.value, resolved, None, f"cannot be read now ({getattr(exc, 'strerror', None) or exc})")
+            continue
+        if not any(resolved == r or r in resolved.parents for r in roots):
+            note(key, node.value, resolved, current, f"now resolves to {resolved}, outside the data roots")
+        elif current != gated[key]:
+            note(key, node.value, resolved, current, "its content changed")
+        else:
+            good[node.parts] = resolved
+    # files named inside sample sheets: resolved again from the (unchanged) sheets, as the gate does
+    problems: list = []
+    sheet_files = sheets.gate_tables(schema, params, good, settings.registry_root, roots, problems)
+    why = {e.path: e.message for e in problems}
+    for key in sorted(set(gated) - seen):
+        resolved = sheet_files.get(key)
+        if resolved is None:
+            note(key, key, None, None, why.get(key, "its sample sheet changed, or the file it names no longer resolves inside the data roots"))
+            continue
+        try:
+            current = _digest(resolved)
+        except OSError as exc:
+            note(key, str(resolved), resolved, None, f"cannot be read now ({exc.strerror or exc})")
+            continue
+        if current != gated[key]:
+            note(key, str(resolved), resolved, current, "its content changed")
+    return changed
+
+
+def input_changed_text(changed: list[dict]) -> str:
+    """One line naming every changed input and both hashes."""
+    parts = [f"{c['param']} = {c['path']} {c['reason']} (gated sha256 {c['gated_sha256'][:12]}…, now "
+             f"{(c['current_sha256'] or 'unreadable')[:12]}{'…' if c['current_sha256'] else ''})" for c in changed]
+    return "input_changed: a gated input changed during the run, so its outputs are not what was approved: " + \
+        "; ".join(parts)

@@ -1,0 +1,443 @@
+"""Hand a gated invocation to Snakemake: make the run folder, run the top-level Snakefile, follow it.
+
+`execute()` gates, writes runs/<run_id>/config.yaml (fully explicit) and
+run.json, and starts `python -m snakemake` on the registry's top-level
+Snakefile (which gates again and records the run and its provenance itself)
+detached from this process: in its own session, with its output going to
+runs/<run_id>/console.log, which this process follows for progress, and
+holding the run folder's lock, which it inherits. So a front end that dies
+(SIGKILL, SIGHUP from a closed terminal or a dropped ssh session) leaves a run
+that goes on and records itself. SIGINT/SIGTERM to the front end are passed to
+Snakemake, whose handlers stop the jobs and record the run `cancelled` with the
+signal (a `cancel` event set from another thread, the chat's cancel key, does
+the same as SIGINT); if it does not stop in time the front end escalates to
+SIGKILL. After
+Snakemake exits the front end adds the exit code, or records the end itself
+when the handlers never ran (a failure before the first job, a kill).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from snakegate.run import reuse, pinning
+from snakegate.run.entry import explicit_config, invocation_record, missing_outputs, reuse_fields, strip_prefix, MODULE_PREFIX
+from snakegate.errors import ExitCode, UserError
+from snakegate.gate.prove import gate
+from snakegate.models import GateError, GateResult
+from snakegate.provenance import runstore, snakemakelog
+from snakegate.registry.workflows import Registry
+from snakegate.config.write import dump_config
+from snakegate.registry.settings import Settings
+
+
+@dataclass
+class RunOptions:
+    """The Snakemake options snakegate passes through; nothing else reaches Snakemake."""
+
+    cores: int | str = 1  # a number, or "all" as Snakemake takes it
+    executor: str | None = None
+    jobs: int | None = None
+    profile: str | None = None  # a profile file that passed profiles.check (an absolute path)
+    forcerun: list[str] = field(default_factory=list)  # rule names of the workflow (no module prefix)
+    seed_from: Path | None = None  # a parent run whose outputs are copied in first (fork)
+
+    def snakemake_args(self) -> list[str]:
+        # The run folder's own flock excludes a second execution of the same run, and run folders never
+        # share outputs. Snakemake's directory lock adds nothing here and hurts concurrent runs: every
+        # Snakemake that finishes deletes the whole shared .snakemake/locks folder, other runs' locks too.
+        # No workflow profile: profiles/default/ next to the Snakefile would otherwise be read unchecked.
+        args = ["--nolock", "--workflow-profile", "none", "--cores", str(self.cores)]
+        if self.executor:
+            args += ["--executor", self.executor]
+        if self.jobs:
+            args += ["--jobs", str(self.jobs)]
+        if self.profile:
+            args += ["--profile", self.profile]
+        if self.forcerun:
+            args += ["--forcerun", *[MODULE_PREFIX + r for r in self.forcerun]]
+            # copied outputs carry no Snakemake metadata; decide by mtime plus the rules forced above
+            args += ["--rerun-triggers", "mtime"]
+        return args
+
+
+@dataclass
+class RunOutcome:
+    run_id: str
+    run_dir: Path
+    status: str
+    exit_code: int
+    record: dict
+    gate: GateResult
+
+
+class Progress:
+    """Reads Snakemake's stderr line by line and keeps done/total and the current rule."""
+
+    def __init__(self, on_update: Callable[[dict], None] | None = None):
+        self.done = 0
+        self.total = None
+        self.rule = None
+        self.executed: list[str] = []
+        self.on_update = on_update
+
+    def feed(self, line: str) -> None:
+        text = line.strip()
+        if m := snakemakelog.PROGRESS.match(text):
+            self.done, self.total = int(m.group(1)), int(m.group(2))
+        elif m := snakemakelog.RULE_START.match(text):
+            self.rule = strip_prefix(m.group(1))
+            if m.group(1) != "snakegate_all":
+                self.executed.append(self.rule)
+        else:
+            return
+        if self.on_update:
+            self.on_update({"done": self.done, "total": self.total, "rule": self.rule})
+
+
+def _unique_run_dir(settings: Settings, invocation_id: str) -> tuple[str, Path]:
+    """A new run folder, made here: two runs of one config started in the same second get two folders."""
+    base = runstore.new_run_id(invocation_id)
+    run_id, n = base, 1
+    while True:
+        try:
+            (settings.runs_dir / run_id).mkdir()
+            return run_id, settings.runs_dir / run_id
+        except FileExistsError:
+            n += 1
+            run_id = f"{base}.{n}"
+
+
+def execute(registry: Registry, settings: Settings, invocation: dict, options: RunOptions,
+            on_progress: Callable[[dict], None] | None = None, echo: Callable[[str], None] | None = None,
+            extra_record: dict | None = None, cancel: threading.Event | None = None,
+            pinned_from: Path | None = None) -> RunOutcome:
+    """Gate, then run. Raises GateRejected (a UserError) when the gate refuses; nothing is left then.
+
+    Setting `cancel` (from another thread, e.g. the chat's cancel key) stops the run as SIGINT to the front
+    end does: Snakemake is signalled, stops its jobs, and the run is recorded `cancelled`.
+    `pinned_from`: a recorded run whose workflow copy the invocation is gated against and run with
+    (rerun, fork), whatever the registry holds now."""
+    if pinned_from is None and options.seed_from is not None:
+        pinned_from = options.seed_from  # a fork runs its parent's code, whoever starts it (CLI, chat)
+    if pinned_from is not None:
+        try:
+            registry = pinning.registry_of_run(registry, pinned_from, str(invocation.get("workflow")))
+        except pinning.PinError as exc:
+            raise UserError(str(exc), ExitCode.INVALID) from None
+    # Building the DAG is Snakemake's own first step, before any job, so the gate's copy of that step
+    # would only double its cost (8 s of a 10,000-job run). Everything else is proved here; a DAG
+    # Snakemake cannot build is explained by the full gate afterwards (see _dag_refusal).
+    result = gate(registry, invocation, settings, check_dag=False)
+    if not result.ok:
+        raise GateRejected(result)
+    run_dir = None
+    try:
+        settings.runs_dir.mkdir(parents=True, exist_ok=True)
+        run_id, run_dir = _unique_run_dir(settings, result.invocation_id)
+        lock = runstore.RunLock(run_dir).acquire()
+    except OSError as exc:
+        if run_dir is not None:
+            pinning.remove_tree(run_dir)
+        raise RecordUnwritable(f"cannot make a run folder in {settings.runs_dir}: {exc.strerror or exc}; nothing "
+                               "was run. Free space there or make it writable, then run again") from None
+    refusal = None
+    try:
+        outcome = _run(registry, settings, result, run_id, run_dir, options, on_progress, echo, extra_record or {},
+                       lock, cancel)
+        refusal = _dag_refusal(registry, settings, invocation, outcome)
+    except (GateRejected, reuse.ReuseRefused) as exc:
+        lock.close_shared()  # Snakemake never started: nobody else holds it
+        pinning.remove_tree(run_dir)  # nothing ran: a refusal leaves nothing
+        if isinstance(exc, reuse.ReuseRefused):
+            raise UserError(str(exc), ExitCode.INVALID) from None
+        raise
+    except _NotStarted as exc:
+        lock.close_shared()
+        pinning.remove_tree(run_dir)
+        raise RecordUnwritable(f"cannot write the run folder {run_dir}: {exc.reason}; nothing was run. Free space "
+                               "there or make it writable, then run again") from None
+    except OSError as exc:
+        raise RecordUnwritable(f"run {run_id} ended but its record in {run_dir} could not be completed: "
+                               f"{exc.strerror or exc}; `snakegate show-run {run_id}` says what is there") from None
+    finally:
+        # never LOCK_UN: it would unlock Snakemake's inherited descriptor too, were it still running
+        lock.close_shared()
+    if refusal is not None:
+        pinning.remove_tree(run_dir)  # no job ran: a refusal leaves nothing, as before a run
+        raise GateRejected(refusal)
+    return outcome
+
+
+class RecordUnwritable(UserError):
+    """The run folder cannot be written (full disk, read-only): a message naming it, exit 2."""
+
+    def __init__(self, message: str):
+        super().__init__(message, ExitCode.USAGE)
+
+
+class _NotStarted(Exception):
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class GateRejected(UserError):
+    def __init__(self, result: GateResult):
+        super().__init__("the gate refused the run config", ExitCode.INVALID)
+        self.result = result
+
+
+def _copy_workflow(registry: Registry, result: GateResult, run_dir: Path):
+    """runs/<run_id>/workflow/: the gated workflow folder, verified, read-only; the Workflow read from it."""
+    try:
+        pinning.make_copy(registry.get(result.workflow).folder, run_dir, result.invocation.workflow_hash)
+        return pinning.load_copy(run_dir, result.workflow)
+    except pinning.PinError as exc:
+        raise GateRejected(GateResult(ok=False, workflow=result.workflow, errors=[GateError(
+            path="workflow", code="invocation_mismatch", message=str(exc),
+            hint="run again once the workflow folder is no longer being edited")])) from None
+
+
+def _dag_refusal(registry, settings, invocation, outcome: "RunOutcome") -> GateResult | None:
+    """When Snakemake failed before starting any job, the full gate (with its DAG step) says whether
+    the params were the reason; its refusal then replaces the failed run. None otherwise."""
+    if outcome.status != "failed" or outcome.record.get("jobs_executed"):
+        return None
+    full = gate(registry, invocation, settings)
+    return None if full.ok else full
+
+
+def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo, extra_record,
+         lock: runstore.RunLock, cancel: threading.Event | None = None) -> RunOutcome:
+    started = runstore.utc_now()
+    try:
+        runstore.make_reserve(run_dir)
+        runstore.write_text_atomic(run_dir / runstore.CONFIG_YAML, dump_config(explicit_config(result, run_id)),
+                                   mode=runstore.CONFIG_MODE)
+        runstore.write_json_atomic(run_dir / runstore.INVOCATION_JSON, invocation_record(result))
+        runstore.update_run(run_dir, run_id=run_id, workflow=result.workflow, version=result.invocation.version,
+                            invocation_id=result.invocation_id, status="running", stage="gated",
+                            started=started, source="snakegate run", console_log=runstore.CONSOLE_LOG,
+                            options={"cores": options.cores, "executor": options.executor, "jobs": options.jobs,
+                                     "profile": options.profile},
+                            **extra_record)
+        wf = _copy_workflow(registry, result, run_dir)
+        if options.seed_from is not None:
+            runstore.update_run(run_dir, **{reuse.SEEDED_KEY: reuse.seed(options.seed_from, run_dir,
+                                                                                 settings.registry_root)})
+        out_fd = os.open(run_dir / runstore.CONSOLE_LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    except OSError as exc:
+        raise _NotStarted(exc.strerror or str(exc)) from None
+
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(settings.registry_root / "Snakefile"),
+           "--configfile", str(run_dir / runstore.CONFIG_YAML), "--directory", str(settings.registry_root),
+           *options.snakemake_args()]
+    # The gated id travels outside the config file, for Snakemake only: the top-level Snakefile refuses
+    # a config that gates to anything else. A profile reaches Snakemake only as checked (--profile).
+    env = {k: v for k, v in os.environ.items() if k != "SNAKEMAKE_PROFILE"}
+    env.update({runstore.LOCK_HELD_ENV: run_id, pinning.EXPECTED_ENV: result.invocation_id})
+    progress = Progress(on_progress)
+    cancelled = {"signal": None}
+    followed: list[str] = []  # kept in memory too: the run folder may be deleted under the run
+
+    # Snakemake runs detached: its own session, its output into the run folder, the run folder's lock
+    # inherited. A front end that dies (SIGKILL, a closed terminal) leaves it running; the top-level
+    # Snakefile's handlers finish run.json and the PROV record on their own.
+    console = run_dir / runstore.CONSOLE_LOG
+    try:
+        proc = subprocess.Popen(cmd, cwd=settings.registry_root, env=env, stdin=subprocess.DEVNULL, stdout=out_fd,
+                                stderr=subprocess.STDOUT, pass_fds=(lock.fd,), preexec_fn=_child_setup)
+    finally:
+        os.close(out_fd)
+    # run.json is Snakemake's to write from here on (its onstart handler records its pid), so that two
+    # processes never rewrite it at once
+    try:
+        lock.note_holder(f"pid {proc.pid} (snakemake, started by snakegate run pid {os.getpid()})")
+    except OSError:
+        pass
+
+    def forward(signum, _frame):
+        # Snakemake's own handler (signals.py) stops the jobs and records the cancel; escalate if it hangs
+        first = cancelled["signal"] is None
+        cancelled["signal"] = cancelled["signal"] or signal.Signals(signum).name
+        _signal(proc, signum)
+        if first:
+            _escalate_later(proc, signum)
+
+    if cancel is not None:
+        _cancel_when_set(cancel, proc, lambda: forward(signal.SIGINT, None))
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    in_main_thread = _in_main_thread()
+    if in_main_thread:
+        for s in previous:
+            signal.signal(s, forward)
+    try:
+        def on_line(line: str) -> None:
+            followed.append(line)
+            progress.feed(line)
+            if echo:
+                echo(line)
+
+        follow(console, proc, on_line)
+        exit_code = proc.wait()
+    finally:
+        if in_main_thread:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+    return _finalise(wf, settings, run_id, run_dir, result, exit_code, cancelled["signal"], started,
+                     "".join(followed))
+
+
+def follow(path: Path, proc: subprocess.Popen, on_line: Callable[[str], None], poll_s: float = 0.1) -> None:
+    """Feed each line Snakemake writes to `path` to `on_line` until the process has exited and all is read."""
+    with open(path, "rb") as fh:
+        pending = b""
+        while True:
+            chunk = fh.read(1 << 16)
+            if chunk:
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    on_line(line.decode("utf-8", errors="replace") + "\n")
+                continue
+            if proc.poll() is not None:
+                break  # exited, and everything it wrote has been read
+            time.sleep(poll_s)
+        if pending:
+            on_line(pending.decode("utf-8", errors="replace"))
+
+
+def _child_setup() -> None:
+    """Own session and process group (no terminal hangup reaches it; a cancel reaches its jobs) and
+    default SIGINT: a shell that starts `snakegate run &` ignores SIGINT, which Snakemake would inherit."""
+    os.setsid()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _signal(proc: subprocess.Popen, sig) -> None:
+    try:
+        os.kill(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _signal_group(proc: subprocess.Popen, sig: signal.Signals) -> None:
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+CANCEL_GRACE_S = (20.0, 10.0)  # signal -> wait -> the signal again (jobs SIGKILLed) -> wait -> SIGKILL all
+
+
+def _escalate_later(proc: subprocess.Popen, signum) -> None:
+    def escalate():
+        for step, wait in enumerate(CANCEL_GRACE_S):
+            try:
+                proc.wait(timeout=wait)
+                return
+            except subprocess.TimeoutExpired:
+                if step == 0:
+                    _signal(proc, signum)
+                else:
+                    _signal_group(proc, signal.SIGKILL)
+
+    threading.Thread(target=escalate, daemon=True).start()
+
+
+def _cancel_when_set(cancel: threading.Event, proc: subprocess.Popen, stop: Callable[[], None]) -> None:
+    """Watch `cancel` while Snakemake runs; once set, stop the run exactly as a SIGINT to the front end would."""
+    def watch():
+        while proc.poll() is None:
+            if cancel.wait(0.2):
+                stop()
+                return
+
+    threading.Thread(target=watch, name="snakegate-cancel-watch", daemon=True).start()
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, started: str,
+              console_text: str) -> RunOutcome:
+    """After Snakemake exited: keep what its handlers recorded and add the exit code; when they never ran
+    (stopped before the first job, killed), record the end here from its output."""
+    from snakegate.run import record as runrecord
+
+    record = runstore.read_run(run_dir)
+    if console_text and not (run_dir / runstore.CONSOLE_LOG).exists() and run_dir.is_dir():
+        # the folder was deleted under the run: what Snakemake printed is kept all the same
+        runstore.write_text_atomic(run_dir / runstore.CONSOLE_LOG, console_text)
+    if record.get("stage") in ("finished", "provenance"):
+        # the handlers recorded the end; Snakemake stopped before its PROV record was written when the
+        # stage is still `provenance`
+        record = runstore.update_run(run_dir, exit_code=exit_code)
+        if record.get("stage") != "finished" or not (run_dir / runstore.PROV_JSON).exists():
+            _record_provenance_after(wf, settings, run_dir, result, record["status"])
+            runstore.update_run(run_dir, stage="finished")
+        return RunOutcome(run_id=run_id, run_dir=run_dir, status=record["status"], exit_code=exit_code,
+                          record=runstore.read_run(run_dir), gate=result)
+    ctx = _context(wf, settings, run_dir, result)
+    lost = ctx.restore_if_emptied()
+    outputs = ctx.declared_outputs()
+    if signal_name:
+        status = "cancelled"
+    elif exit_code == 0:
+        # a dry run, a profile or an executor that built less: what is missing is not a success
+        status = "incomplete" if missing_outputs(outputs) else "succeeded"
+    else:
+        status = "failed"
+    # what Snakemake printed: from the run folder, or as followed when the folder was lost
+    log_text = runrecord.read_text(run_dir / runstore.CONSOLE_LOG) or console_text
+    if lost and log_text and not (run_dir / runstore.CONSOLE_LOG).exists():
+        runstore.write_text_atomic(run_dir / runstore.CONSOLE_LOG, log_text)
+    ended = runstore.utc_now()
+    started = record.get("started") or started
+    fields = {**ctx.identity(), **({"record_problem": lost} if lost else {}), "source": "snakegate run",
+              "started": started, "status": status, "stage": "provenance", "exit_code": exit_code, "ended": ended,
+              "outputs": outputs,
+              **runrecord.closing_fields(run_dir, settings.registry_root, status, log_text, MODULE_PREFIX,
+                                         cancelled_by=signal_name)}
+    fields["duration_s"] = runstore.duration_s({"started": started, "ended": ended})
+    if status == "incomplete":
+        fields["missing_outputs"] = missing_outputs(outputs)
+    fields.update(reuse_fields(run_dir))
+    if status == "failed" and "error" not in fields:
+        # the gate's own words when the Snakefile refused (written before Snakemake stopped), else
+        # Snakemake's last words: it stopped outside any job (a parse or DAG error, a missing input)
+        fields["error"] = record.get("error") or runrecord.last_words(log_text)
+    runrecord.drop_empty_stderr(run_dir)
+    record = runstore.update_run(run_dir, **fields)
+    _record_provenance_after(wf, settings, run_dir, result, status)
+    runstore.update_run(run_dir, stage="finished")
+    runstore.drop_reserve(run_dir)
+    return RunOutcome(run_id=run_id, run_dir=run_dir, status=status, exit_code=exit_code,
+                      record=runstore.read_run(run_dir), gate=result)
+
+
+def _context(wf, settings, run_dir, result):
+    """The same context the top-level Snakefile builds (Snakemake runs from the registry root)."""
+    from snakegate.run.entry import RunContext, output_prefix
+
+    return RunContext(settings=settings, workflow=wf, result=result, run_id=run_dir.name, run_dir=run_dir,
+                      prefix=output_prefix(run_dir, settings.registry_root), source="snakegate run")
+
+
+def _record_provenance_after(wf, settings, run_dir, result, status) -> None:
+    from snakegate.run.entry import record_provenance
+
+    # Snakemake's log file when its handlers copied it in, else everything it printed
+    log = next((p for p in (run_dir / runstore.SNAKEMAKE_LOG, run_dir / runstore.CONSOLE_LOG) if p.exists()), None)
+    record_provenance(_context(wf, settings, run_dir, result), str(log) if log else None, status)

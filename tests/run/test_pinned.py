@@ -1,0 +1,497 @@
+"""What runs is exactly what was gated: the invocation pinned from gate to job, the run's own
+immutable workflow copy, gated inputs re-checked before `succeeded`, partial runs called
+`incomplete`, the profile allow-list, and forks that check what they reuse.
+
+Every test drives the real CLI and the real Snakemake as subprocesses in a throw-away registry.
+Runs that must be changed "while they are going" wait, deterministically, on a marker file: the
+`waits-for-go` workflow's first job waits for <gate_dir>/go, and `snakegate run`'s Snakemake child
+can be held before it reads its config by a test-only sitecustomize (see `pause_hook`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from registry_copies import clean_env, make_registry, run_names, snakegate
+
+PENGUINS = "data/examples/tabular-penguins.csv"
+
+WAITS_FOR_GO = {
+    "workflow.yaml": """\
+        id: waits-for-go
+        version: 0.1.0
+        title: Waits for go
+        description: Copies a table once <gate_dir>/go exists, then stamps it with a script; for tests of what may change during a run.
+        tags: [test]
+        maintainers: [{name: snakegate tests}]
+        trust: community
+        rules:
+          wait_copy: {input: {table: csv-table}, output: {copied: csv-table}}
+          stamp: {input: {copied: csv-table}, output: {stamped: text}}
+        outputs:
+          copied: {path: results/copied.csv, type: csv-table, description: The table.}
+          stamped: {path: results/stamp.txt, type: text, description: What the stamp script writes.}
+        """,
+    "schema.json": json.dumps({
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+        "additionalProperties": False, "required": ["table", "gate_dir"],
+        "properties": {
+            "table": {"type": "string", "x-artifact": "csv-table", "description": "Any CSV table."},
+            "gate_dir": {"type": "string", "description": "Folder where the first job says it started and waits for go."},
+        },
+    }),
+    "Snakefile": """\
+        rule all:
+            input:
+                "results/copied.csv",
+                "results/stamp.txt",
+
+
+        rule wait_copy:
+            input:
+                table=config["table"],
+            output:
+                copied="results/copied.csv",
+            params:
+                gate_dir=config["gate_dir"],
+            shell:
+                "touch {params.gate_dir}/started; "
+                "for i in $(seq 1200); do [ -e {params.gate_dir}/go ] && break; sleep 0.1; done; "
+                "cp {input.table} {output.copied}"
+
+
+        rule stamp:
+            input:
+                copied="results/copied.csv",
+            output:
+                stamped="results/stamp.txt",
+            script:
+                "scripts/stamp.py"
+        """,
+    "scripts/stamp.py": """\
+        with open(snakemake.output.stamped, "w") as fh:
+            fh.write("original\\n")
+        """,
+}
+
+# Imported by every Python the test's snakegate starts; holds only `snakegate run`'s Snakemake child
+# (the one process that gets SNAKEGATE_EXPECTED_INVOCATION) until <pause dir>/go exists.
+PAUSE_HOOK = """\
+import os, pathlib, time
+_dir = os.environ.get("TEST_PAUSE_BEFORE_SNAKEMAKE")
+if _dir and os.environ.get("SNAKEGATE_EXPECTED_INVOCATION"):
+    _dir = pathlib.Path(_dir)
+    (_dir / "paused").touch()
+    for _ in range(2400):
+        if (_dir / "go").exists():
+            break
+        time.sleep(0.05)
+"""
+
+
+def _yaml_load(path: Path):
+    return YAML(typ="safe", pure=True).load(path.read_text())
+
+
+def _yaml_dump(path: Path, data) -> Path:
+    with open(path, "w") as fh:
+        YAML().dump(data, fh)
+    return path
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def wait_for(path: Path, timeout: float = 120.0) -> None:
+    deadline = time.time() + timeout
+    while not path.exists():
+        assert time.time() < deadline, f"{path} never appeared"
+        time.sleep(0.05)
+
+
+def record_of(run_dir: Path) -> dict:
+    return json.loads((run_dir / "run.json").read_text())
+
+
+def only_run(root: Path) -> Path:
+    names = run_names(root)
+    assert len(names) == 1, names
+    return root / "runs" / names.pop()
+
+
+def start(root: Path, *args, env: dict | None = None) -> subprocess.Popen:
+    return subprocess.Popen(list(map(str, args)), cwd=root, env=env or clean_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def finish(proc: subprocess.Popen) -> tuple[str, str]:
+    out, err = proc.communicate(timeout=300)
+    assert "Traceback" not in out + err, err
+    return out, err
+
+
+def sg_start(root: Path, *args, env: dict | None = None) -> subprocess.Popen:
+    return start(root, sys.executable, "-m", "snakegate.cli", *args, env=env)
+
+
+def plain_start(root: Path, configfile: Path, *extra) -> subprocess.Popen:
+    return start(root, sys.executable, "-m", "snakemake", "--configfile", configfile, "--cores", "1", *extra)
+
+
+@pytest.fixture
+def registry(tmp_path) -> Path:
+    return make_registry(tmp_path / "registry", {"waits-for-go": WAITS_FOR_GO})
+
+
+@pytest.fixture
+def gate_dir(tmp_path) -> Path:
+    folder = tmp_path / "gate"
+    folder.mkdir()
+    return folder
+
+
+def waits_config(tmp_path: Path, gate_dir: Path, table: str = PENGUINS) -> Path:
+    return _yaml_dump(tmp_path / "waits.yaml", {"workflow": "waits-for-go",
+                                                "params": {"table": table, "gate_dir": str(gate_dir)}})
+
+
+# ---- 11.1 the invocation is pinned from gate to job ----------------------------------------------
+def _drop_id_and_change_a_param(config: Path):
+    data = _yaml_load(config)
+    del data["invocation_id"]
+    data["params"]["missing_strategy"] = "fill_mean"
+    _yaml_dump(config, data)
+
+
+def _change_a_param(config: Path):
+    data = _yaml_load(config)
+    data["params"]["drop_duplicates"] = False
+    _yaml_dump(config, data)
+
+
+def _point_the_run_elsewhere(config: Path):
+    data = _yaml_load(config)
+    data["run_id"] = "elsewhere"
+    _yaml_dump(config, data)
+
+
+def _override_with_a_duplicate_key(config: Path):
+    # Snakemake's loader keeps the last of two keys: the strict re-read refuses the file
+    config.write_text(config.read_text() + "workflow: tabular-profile\n")
+
+
+@pytest.mark.parametrize("rewrite,code", [
+    (_drop_id_and_change_a_param, "invocation_mismatch"), (_change_a_param, "invocation_mismatch"),
+    (_point_the_run_elsewhere, "invocation_mismatch"), (_override_with_a_duplicate_key, "duplicate_key"),
+], ids=["drop-invocation-id-and-change-a-param", "change-a-param", "change-run-id", "duplicate-key"])
+def test_a_config_rewritten_between_the_gate_and_snakemake_is_refused_and_nothing_runs(registry, tmp_path,
+                                                                                     rewrite, code):
+    hook, pause = tmp_path / "hook", tmp_path / "pause"
+    hook.mkdir()
+    pause.mkdir()
+    (hook / "sitecustomize.py").write_text(PAUSE_HOOK)
+    env = clean_env(PYTHONPATH=str(hook), TEST_PAUSE_BEFORE_SNAKEMAKE=str(pause))
+    proc = sg_start(registry, "run", "workflows/tabular-profile/examples/basic.yaml", env=env)
+    try:
+        wait_for(pause / "paused")  # gated, run folder written, Snakemake started and held before it reads
+        run_dir = only_run(registry)
+        rewrite(run_dir / "config.yaml")
+    finally:
+        (pause / "go").touch()
+    out, err = finish(proc)
+    assert proc.returncode == 1, out + err
+    assert run_names(registry) == {run_dir.name}  # nothing ran anywhere else either
+    record = record_of(run_dir)
+    assert record["status"] == "failed" and record["error_code"] == code, record
+    assert not record.get("jobs_executed")
+    assert not (run_dir / "results").exists()
+    assert code in out  # the one-line summary says why
+
+
+def _pinned_config(tmp_path: Path, registry: Path) -> Path:
+    """A run config that carries its invocation id, as `snakegate run` writes them."""
+    config = _yaml_dump(tmp_path / "run.yaml", {"workflow": "tabular-profile", "params": {"dataset_file": PENGUINS}})
+    proc = snakegate(registry, "validate", "--json", config)
+    data = _yaml_load(config)
+    data["invocation_id"] = json.loads(proc.stdout)["invocation_id"]
+    return _yaml_dump(config, data)
+
+
+def test_plain_snakemake_refuses_a_config_override_of_a_pinned_config(registry, tmp_path):
+    config = _pinned_config(tmp_path, registry)
+    proc = plain_start(registry, config, "--config",
+                       f"params={{dataset_file: {PENGUINS}, missing_strategy: fill_mean}}")
+    out, err = finish(proc)
+    assert proc.returncode != 0 and "[invocation_mismatch]" in err, err
+    assert run_names(registry) == set()
+
+
+def test_plain_snakemake_refuses_an_extra_configfile_on_a_pinned_config(registry, tmp_path):
+    config = _pinned_config(tmp_path, registry)
+    extra = _yaml_dump(tmp_path / "extra.yaml", {"params": {"missing_strategy": "fill_mean"}})
+    # Snakemake merges the second file over the first
+    proc = start(registry, sys.executable, "-m", "snakemake", "--configfile", config, extra, "--cores", "1")
+    out, err = finish(proc)
+    assert proc.returncode != 0 and "[invocation_mismatch]" in err, err
+    assert run_names(registry) == set()
+
+
+def test_a_job_checks_its_config_against_the_heads_invocation_record(registry, tmp_path):
+    """A cluster job re-reads the Snakefile with its own copy of the config; it trusts the run
+    folder's invocation.json (written by the head), not the environment."""
+    proc = snakegate(registry, "run", "workflows/tabular-profile/examples/basic.yaml")
+    assert proc.returncode == 0, proc.stderr
+    run_dir = only_run(registry)
+    changed = _yaml_load(run_dir / "config.yaml")
+    changed["params"]["missing_strategy"] = "fill_mean"
+    changed = _yaml_dump(tmp_path / "changed.yaml", changed)
+    job = [sys.executable, "-m", "snakemake", "--mode", "remote", "--cores", "1", "--nolock", "--force",
+           f"{run_dir.relative_to(registry)}/results/cleaned.csv", "--allowed-rules", "wf_clean"]
+    env = clean_env()  # no pin in the environment: a job on another node may not have it
+    refused = subprocess.run([*job, "--configfile", str(changed)], cwd=registry, env=env, capture_output=True,
+                             text=True, timeout=300)
+    assert refused.returncode != 0 and "[invocation_mismatch]" in refused.stderr, refused.stderr
+    assert "invocation.json" not in refused.stderr or "pins invocation" in refused.stderr
+    accepted = subprocess.run([*job, "--configfile", str(run_dir / "config.yaml")], cwd=registry, env=env,
+                              capture_output=True, text=True, timeout=300)
+    assert accepted.returncode == 0, accepted.stderr
+
+
+# ---- 11.2 code cannot change under a run ----------------------------------------------------------
+def test_editing_the_registry_workflow_during_a_run_neither_fails_nor_changes_it(registry, tmp_path, gate_dir):
+    proc = sg_start(registry, "run", waits_config(tmp_path, gate_dir))
+    try:
+        wait_for(gate_dir / "started")  # the first job is running; the stamp job has not started
+        folder = registry / "workflows" / "waits-for-go"
+        (folder / "scripts" / "stamp.py").write_text('open(snakemake.output.stamped, "w").write("edited\\n")\n')
+        with open(folder / "Snakefile", "a") as fh:
+            fh.write("\nthis is not Snakemake (\n")
+    finally:
+        (gate_dir / "go").touch()
+    out, err = finish(proc)
+    assert proc.returncode == 0, out + err
+    run_dir = only_run(registry)
+    assert (run_dir / "results" / "stamp.txt").read_text() == "original\n"  # the gated script ran
+    assert record_of(run_dir)["status"] == "succeeded"
+    verify = snakegate(registry, "verify", run_dir.name)
+    assert verify.returncode == 0, verify.stdout
+
+
+def test_a_runs_workflow_copy_is_read_only_and_hashes_as_the_invocation_pins(registry):
+    proc = snakegate(registry, "run", "workflows/tabular-profile/examples/basic.yaml")
+    assert proc.returncode == 0, proc.stderr
+    run_dir = only_run(registry)
+    copy = run_dir / "workflow"
+    assert (copy / "Snakefile").read_bytes() == (registry / "workflows/tabular-profile/Snakefile").read_bytes()
+    assert not (copy / "test").exists()
+    assert all(not p.stat().st_mode & 0o222 for p in [copy, *copy.rglob("*")])
+    from snakegate.provenance.hashing import workflow_hash
+    pinned = json.loads((run_dir / "invocation.json").read_text())["invocation"]["workflow_hash"]
+    assert workflow_hash(copy) == pinned == workflow_hash(registry / "workflows/tabular-profile")
+
+
+def test_rerun_and_fork_work_from_the_run_record_after_the_registry_moved_on(tmp_path):
+    root = make_registry(tmp_path / "registry")
+    assert snakegate(root, "run", "workflows/tabular-profile/examples/basic.yaml").returncode == 0
+    base = only_run(root)
+    script = root / "workflows/tabular-profile/scripts/profile.py"
+    script.write_text(script.read_text().replace("rows_out", "rows_left"))  # the registry's workflow changed
+
+    rerun = snakegate(root, "rerun", base.name)
+    assert rerun.returncode == 0, rerun.stdout + rerun.stderr
+    assert "reproduced: all 3 outputs are byte-identical" in rerun.stdout
+
+    shutil.rmtree(root / "workflows/tabular-profile")  # and then left the registry
+    again = snakegate(root, "rerun", base.name)
+    assert again.returncode == 0 and "reproduced" in again.stdout, again.stdout + again.stderr
+    fork = snakegate(root, "fork", base.name, "--set", "missing_strategy=fill_mean")
+    assert fork.returncode == 0, fork.stdout + fork.stderr
+    forked = max((root / "runs").iterdir(), key=lambda p: record_of(p).get("started", ""))
+    assert record_of(forked)["parent_run"] == base.name and record_of(forked)["status"] == "succeeded"
+    assert b"rows_left" not in (forked / "results/profile.json").read_bytes()  # the parent's code ran
+
+
+# ---- 11.2 inputs cannot change under a run --------------------------------------------------------
+@pytest.mark.parametrize("path", ["snakegate run", "plain snakemake"])
+def test_a_data_file_swapped_for_a_symlink_outside_the_roots_during_the_run_fails_it(registry, tmp_path,
+                                                                                    gate_dir, path):
+    table = registry / "data" / "examples" / "swap.csv"
+    shutil.copy(registry / PENGUINS, table)
+    gated = sha256(table)
+    outside = tmp_path / "outside.csv"
+    outside.write_text("species,secret\nadelie,42\n")
+    config = waits_config(tmp_path, gate_dir, table="data/examples/swap.csv")
+    proc = sg_start(registry, "run", config) if path == "snakegate run" else plain_start(registry, config)
+    try:
+        wait_for(gate_dir / "started")
+        table.unlink()
+        table.symlink_to(outside)
+    finally:
+        (gate_dir / "go").touch()
+    out, err = finish(proc)
+    assert proc.returncode != 0, out + err
+    assert "input_changed" in out + err
+    run_dir = only_run(registry)
+    record = record_of(run_dir)
+    assert record["status"] == "failed" and record["error_code"] == "input_changed"
+    [changed] = record["input_changed"]
+    assert changed["param"] == "params.table" and changed["path"] == str(table)
+    assert changed["gated_sha256"] == gated and changed["current_sha256"] == sha256(outside)
+    assert "outside the data roots" in changed["reason"]
+    assert gated[:12] in record["error"] and sha256(outside)[:12] in record["error"]
+    assert (run_dir / "prov.json").is_file()
+
+
+# ---- 12.7 succeeded means the declared outputs exist ----------------------------------------------
+@pytest.mark.parametrize("option", [["--until", "wf_clean"], ["--omit-from", "wf_profile", "wf_plot"],
+                                    ["runs/partial/results/cleaned.csv", "--allowed-rules", "wf_load", "wf_clean"]],
+                         ids=["until", "omit-from", "target-and-allowed-rules"])
+def test_plain_snakemake_building_less_than_the_outputs_is_recorded_incomplete(registry, tmp_path, option):
+    config = _yaml_dump(tmp_path / "run.yaml", {"workflow": "tabular-profile", "run_id": "partial",
+                                                "params": {"dataset_file": PENGUINS}})
+    proc = plain_start(registry, config, *option)
+    out, err = finish(proc)
+    run_dir = registry / "runs" / "partial"
+    record = record_of(run_dir)
+    assert record["status"] == "incomplete", (record, err)
+    assert sorted(record["missing_outputs"]) == ["runs/partial/results/profile.json",
+                                                 "runs/partial/results/profile.png"]
+    assert (run_dir / "results" / "cleaned.csv").is_file()
+
+
+@pytest.mark.parametrize("option", [["-n"], ["--touch"]], ids=["dry-run", "touch"])
+def test_plain_snakemake_that_runs_no_job_leaves_no_run_behind(registry, tmp_path, option):
+    """A dry run plans, --touch only marks outputs current: neither is a run, so neither leaves a
+    run folder (and --touch is refused before it touches anything)."""
+    config = _yaml_dump(tmp_path / "run.yaml", {"workflow": "tabular-profile", "run_id": "nothing",
+                                                "params": {"dataset_file": PENGUINS}})
+    proc = plain_start(registry, config, *option)
+    out, err = finish(proc)
+    if option == ["--touch"]:
+        assert proc.returncode != 0 and "--touch" in err and "without running any job" in err, err
+    else:
+        assert proc.returncode == 0, err
+    assert run_names(registry) == set()
+
+
+def _profile(tmp_path: Path, text: str) -> Path:
+    folder = tmp_path / "profile"
+    folder.mkdir()
+    (folder / "config.yaml").write_text(textwrap.dedent(text))
+    return folder
+
+
+@pytest.mark.parametrize("text,key", [
+    ("dryrun: true\n", "dryrun"), ("until: [wf_clean]\n", "until"), ("forcerun: [wf_load]\n", "forcerun"),
+    ("config: {params: {missing_strategy: fill_mean}}\n", "config"), ("__use_yte__: true\njobs: 1\n", "__use_yte__"),
+    ("latency-wait: 5\nexecutor: dryrun\n", "executor: dryrun"),
+])
+def test_snakegate_run_refuses_a_profile_setting_that_changes_what_is_built(registry, tmp_path, text, key):
+    proc = snakegate(registry, "run", "workflows/tabular-profile/examples/basic.yaml",
+                     "--profile", _profile(tmp_path, text))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"`{key}`" in proc.stderr and "refused" in proc.stderr
+    assert run_names(registry) == set()
+
+
+def test_the_profile_allow_list_refuses_every_option_that_changes_what_is_built_or_whether_it_runs():
+    from snakegate.run.profiles import problems
+
+    refused = ["dryrun", "dry-run", "dry_run", "until", "omit-from", "forcerun", "forceall", "forcerun",
+               "allowed-rules", "target-jobs", "touch", "batch", "config", "configfile", "configfiles", "snakefile",
+               "directory", "rerun-triggers", "rerun-incomplete", "keep-incomplete", "list-rules", "summary",
+               "delete-all-output", "cleanup-metadata", "conda-create-envs-only", "workflow-profile", "quiet",
+               "__use_yte__", "slurm-partition"]
+    for key in refused:
+        assert problems({key: True}, None), key  # a plugin's setting only with that executor
+    allowed = {"executor": "slurm", "jobs": 4, "default_resources": {"mem_mb": 1}, "slurm-logdir": "logs",
+               "retries": 1, "use-conda": True, "printshellcmds": True}
+    assert problems(allowed, None) == []
+    assert problems({"executor": "touch"}, None)
+
+
+def test_snakegate_run_checks_the_profile_named_by_the_environment_too(registry, tmp_path):
+    env = clean_env(SNAKEMAKE_PROFILE=str(_profile(tmp_path, "dryrun: true\n")))
+    proc = subprocess.run([sys.executable, "-m", "snakegate.cli", "run",
+                           "workflows/tabular-profile/examples/basic.yaml"], cwd=registry, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "`dryrun`" in proc.stderr, proc.stderr
+    assert run_names(registry) == set()
+
+
+def test_snakegate_run_refuses_executors_that_run_no_job(registry):
+    for executor in ("dryrun", "touch"):
+        proc = snakegate(registry, "run", "workflows/tabular-profile/examples/basic.yaml", "--executor", executor)
+        assert proc.returncode == 2 and f"--executor {executor} runs no job" in proc.stderr
+    assert run_names(registry) == set()
+
+
+def test_snakegate_run_passes_an_allowed_profile_and_ignores_a_workflow_profile(registry, tmp_path):
+    profile = _profile(tmp_path, """\
+        latency-wait: 3
+        printshellcmds: true
+        default-resources: {mem_mb: 100}
+        set-threads: {wf_load: 1}
+        """)
+    # Snakemake would read profiles/default/ next to the Snakefile on its own; snakegate run never does
+    (registry / "profiles" / "default").mkdir(parents=True)
+    (registry / "profiles" / "default" / "config.yaml").write_text("dryrun: true\n")
+    proc = snakegate(registry, "run", "workflows/tabular-profile/examples/basic.yaml", "--profile", profile)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    record = record_of(only_run(registry))
+    assert record["status"] == "succeeded" and all(o["exists"] for o in record["outputs"])
+    assert record["options"]["profile"] == str((profile / "config.yaml").resolve())
+
+
+# ---- 12.9 fork checks what it reuses --------------------------------------------------------------
+@pytest.fixture(scope="module")
+def parent(tmp_path_factory) -> tuple[Path, Path]:
+    """One registry and one finished run, shared by the fork tests (each leaves the parent as it was)."""
+    root = make_registry(tmp_path_factory.mktemp("fork") / "registry")
+    proc = snakegate(root, "run", "workflows/tabular-profile/examples/basic.yaml")
+    assert proc.returncode == 0, proc.stderr
+    return root, only_run(root)
+
+
+def test_fork_refuses_when_a_parent_output_it_would_reuse_changed(parent):
+    root, base = parent
+    loaded = base / "results" / "loaded.csv"  # made by `load`, which a new missing_strategy leaves alone
+    recorded, original = sha256(loaded), loaded.read_bytes()
+    before = run_names(root)
+    loaded.write_bytes(original.replace(b"Adelie", b"Adelle", 1))
+    try:
+        proc = snakegate(root, "fork", base.name, "--set", "missing_strategy=fill_mean")
+        assert proc.returncode == 1, proc.stdout + proc.stderr
+        assert f"runs/{base.name}/results/loaded.csv" in proc.stderr
+        assert recorded[:12] in proc.stderr and sha256(loaded)[:12] in proc.stderr
+        assert run_names(root) == before  # no fork folder left
+    finally:
+        loaded.write_bytes(original)
+
+
+def test_fork_records_the_files_it_reused_with_their_hashes_and_jobs(parent):
+    root, base = parent
+    before = run_names(root)
+    proc = snakegate(root, "fork", base.name, "--set", "missing_strategy=fill_mean")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    [name] = run_names(root) - before
+    fork = root / "runs" / name
+    reused = {r["path"]: r for r in record_of(fork)["reused"]}
+    assert set(reused) == {"results/loaded.csv", "logs/load.log"}  # clean, profile and plot re-ran
+    assert reused["results/loaded.csv"]["rule"] == "load"
+    assert reused["results/loaded.csv"]["sha256"] == sha256(base / "results/loaded.csv") \
+        == sha256(fork / "results/loaded.csv")
+    verify = snakegate(root, "verify", fork.name)
+    assert verify.returncode == 0, verify.stdout
