@@ -39,6 +39,10 @@ module snakegate_workflow:
 
 use rule * from snakegate_workflow as wf_*
 
+# every job's inputs are checked against what their producer (or the staging) recorded before it runs,
+# and its outputs are hashed when it ends (snakegate/run/guard.py)
+snakegate_run.guard_jobs(workflow)
+
 
 # Built by default: what the workflow's own default target asks for (so a run builds what a standalone
 # run and `snakegate test` build) and every declared output. Defined after the module, so that

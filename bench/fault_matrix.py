@@ -214,8 +214,13 @@ def deleted_folder(base: Path) -> list[Row]:
     front = _start("snakegate run", root, cfg)
     wait_for(lambda: files_under(root, "*/results/parts/*.txt"), 60)
     run_dir = run_dirs(root)[0]
-    subprocess.run(["chmod", "-R", "u+w", str(run_dir)], check=False)  # the workflow copy is read-only
-    shutil.rmtree(run_dir)
+    for _ in range(50):  # the run keeps writing into it (job records, logs): delete until it is gone
+        subprocess.run(["chmod", "-R", "u+w", str(run_dir)], check=False)  # the workflow copy is read-only
+        try:
+            shutil.rmtree(run_dir)
+            break
+        except OSError:
+            time.sleep(0.05)
     front.communicate(timeout=120)
     _settle(run_dir)
     return [_observe("run folder deleted during the run", "snakegate run", "failed", root, run_dir,

@@ -126,8 +126,10 @@ class GateResult(BaseModel):
     invocation_id: str | None = None
     invocation: Invocation | None = None
     errors: list[GateError] = Field(default_factory=list)
-    # params with artifact paths made absolute: what Snakemake is handed
+    # params with artifact paths made absolute, as the data roots hold them
     resolved_params: dict[str, Any] | None = None
+    # invocation input key -> the absolute path the gate resolved and hashed (what a run stages)
+    input_files: dict[str, str] = Field(default_factory=dict)
     # what an accepting gate proved, in order, and when (UTC, ISO 8601): the PROV record's gate decision
     checks: list[str] = Field(default_factory=list)
     gated_at: str | None = None

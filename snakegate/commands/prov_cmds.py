@@ -172,15 +172,25 @@ def cmd_prov(ctx) -> int:
 
 def cmd_verify(ctx) -> int:
     from snakegate.provenance import compare
+    from snakegate.run import integrity
+
     run_dir = _run(ctx, ctx.args.run)
     try:
         result = compare.verify(run_dir, ctx.settings.registry_root)
     except compare.ProvMissing as exc:
         raise UserError(str(exc), ExitCode.INVALID) from None
+    record = integrity.check_record(run_dir, ctx.settings.registry_root)
+    ok = result.ok and record.ok
+    seal = record.seal
     if ctx.args.json:
-        print(json.dumps({"run": run_dir.name, "ok": result.ok, "checked": result.checked,
-                          "mismatches": [m.__dict__ for m in result.mismatches]}, indent=2, sort_keys=True))
-    elif result.ok:
+        print(json.dumps({"run": run_dir.name, "ok": ok, "checked": result.checked,
+                          "mismatches": [m.__dict__ for m in result.mismatches],
+                          "sources_changed": [m.__dict__ for m in result.sources_changed],
+                          "record_problems": record.problems,
+                          "seal": {"state": seal.state, "sha256": seal.seal_sha256, "problems": seal.problems,
+                                   "added_later": seal.later}}, indent=2, sort_keys=True))
+        return ExitCode.OK if ok else ExitCode.INVALID
+    if result.ok:
         print(f"ok: run {run_dir.name} — all {result.checked} recorded files and the workflow folder match "
               "their recorded hashes")
     else:
@@ -188,7 +198,29 @@ def cmd_verify(ctx) -> int:
               "match:")
         for m in result.mismatches:
             print(f"  - {m.sentence()}")
-    return ExitCode.OK if result.ok else ExitCode.INVALID
+    if result.sources_changed:
+        print("the data roots moved on since (the run read its own staged copies, which are intact):")
+        for m in result.sources_changed:
+            print(f"  - {m.sentence()}")
+    if record.problems:
+        print(f"the record does not prove itself ({len(record.problems)} problem(s)):")
+        for sentence in record.problems:
+            print(f"  - {sentence}")
+    if seal.state == "intact":
+        print(f"sealed: seal {seal.seal_sha256[:16]}… holds and is the one in the registry's run index"
+              + (f" ({', '.join(seal.later)} added since, as expected)" if seal.later else ""))
+    elif seal.state == "unindexed":
+        print(f"sealed, not indexed: seal {seal.seal_sha256[:16]}… holds, but this registry's run index has no seal "
+              "for the run (brought from elsewhere?), so a record rewritten together with its seal would pass; "
+              "compare the seal with the one you kept")
+    elif seal.state == "unsealed":
+        print("unsealed: the run has no seal (made before runs were sealed, or it never finished), so edits to its "
+              "record cannot be detected")
+    else:
+        print(f"seal broken ({len(seal.problems)} problem(s)):")
+        for sentence in seal.problems:
+            print(f"  - {sentence}")
+    return ExitCode.OK if ok else ExitCode.INVALID
 
 
 def cmd_rerun(ctx) -> int:

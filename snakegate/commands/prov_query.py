@@ -15,6 +15,8 @@ from snakegate.errors import ExitCode, UserError
 def _job(ident: str | None) -> str:
     if ident and ident.endswith("/seed"):
         return "the copy from the parent run"
+    if ident and ident.endswith("/stage"):
+        return "the staging of the inputs"
     return "job " + ident.split("/job/", 1)[-1] if ident and "/job/" in ident else (ident or "-")
 
 

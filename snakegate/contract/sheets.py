@@ -206,6 +206,11 @@ def sheet_problems(param: str, sheet: Path, type_name: str, schema: dict, regist
         key = f"{where}[row {row}].{column}"
         if key in flagged:
             continue
+        problem = exact_path_problem(cell)
+        if problem:
+            errors.append(_cell_error(where, sheet.name, row, line, column, cell.encode("unicode_escape").decode(),
+                                      problem, "write the path exactly as the file is named, with nothing around it"))
+            continue
         problem, resolved = _resolve(cell, art, registry_root, roots)
         if problem:
             errors.append(_cell_error(where, sheet.name, row, line, column, cell, problem,
@@ -228,7 +233,18 @@ def _path_cells(schema: dict, rows) -> Iterator[tuple[int, int, str, str, str]]:
         for column, art in cols.items():
             cell = cells.get(column, "")
             if cell.strip():
-                yield n, line, column, cell.strip(), art
+                yield n, line, column, cell, art  # exactly what the workflow will read: never stripped
+
+
+def exact_path_problem(cell: str) -> str | None:
+    """Why a path cell cannot be gated as the exact string the workflow reads, or None. The gate and the
+    workflow must name the same file: pandas keeps a trailing space that a stripped check would not see,
+    so `a.txt ` would be gated as `a.txt` and read as another file."""
+    if cell != cell.strip():
+        return "has spaces or tabs before or after the path"
+    if any(ord(c) < 32 or ord(c) == 127 for c in cell):
+        return "holds a control character"
+    return None
 
 
 def _resolve(cell: str, type_name: str, registry_root: Path, roots: list[Path]) -> tuple[str | None, Path | None]:

@@ -170,11 +170,14 @@ def _portable(path: Path, root: Path) -> str:
 
 
 def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: bool = True,
-         check_tools: bool = True) -> GateResult:
+         check_tools: bool = True, staged: dict[str, tuple[str, str]] | None = None) -> GateResult:
     """Prove an invocation complete and runnable, or say precisely why not.
 
     `check_tools=False` proves the invocation without asking whether this machine has the
-    workflow's external tools (`snakegate check` reports those as warnings instead)."""
+    workflow's external tools (`snakegate check` reports those as warnings instead).
+    `staged` (input key -> (source path, sha256)): a run's staging record (snakegate.run.stage); an input
+    whose source resolves to the recorded path takes the digest its staged copy was verified with instead
+    of reading the source again (the jobs read the copy, whose bytes are checked before each job)."""
     # Hostile shapes first: an alias bomb or a 5,000-digit integer must be refused before anything walks or prints it.
     errors = shape_errors(invocation) or _shape_errors(invocation)
     if errors:
@@ -217,22 +220,17 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
 
     absolute = copy.deepcopy(params)
     portable = copy.deepcopy(params)
-    inputs = {}
+    files: dict[str, Path] = {}
     for parts, path in good.items():
         _set(absolute, parts, str(path))
         _set(portable, parts, _portable(path, settings.registry_root))
+        files[format_path(("params",) + parts)] = path
+    files.update(sheet_inputs)  # files named inside sample sheets are inputs like params' files
+    inputs = {}
+    for key, path in files.items():
         try:
-            inputs[format_path(("params",) + parts)] = folder_hash(path) if path.is_dir() else sha256_file(path)
+            inputs[key] = _digest(path, (staged or {}).get(key))
         except OSError as exc:  # removed or made unreadable since it was checked: refuse, never crash
-            where = format_path(("params",) + parts)
-            return GateResult(ok=False, workflow=wf_id, errors=[GateError(
-                path=where, code="not_found", message=f"`{where}`: {path} cannot be read ({exc.strerror or exc})",
-                hint="check that the file exists and is readable")])
-
-    for key, path in sheet_inputs.items():  # files named inside sample sheets are inputs like params' files
-        try:
-            inputs[key] = sha256_file(path)
-        except OSError as exc:
             return GateResult(ok=False, workflow=wf_id, errors=[GateError(
                 path=key, code="not_found", message=f"`{key}`: {path} cannot be read ({exc.strerror or exc})",
                 hint="check that the file exists and is readable")])
@@ -271,8 +269,14 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
               "preflight", *(["tools"] if check_tools else []), *(["dag"] if check_dag else []),
               *(["invocation_id"] if claimed is not None else [])]
     return GateResult(ok=True, workflow=wf_id, invocation_id=invocation_id, invocation=canonical,
-                      resolved_params=absolute, checks=checks,
+                      resolved_params=absolute, input_files={k: str(v) for k, v in sorted(files.items())}, checks=checks,
                       gated_at=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds"))
+
+
+def _digest(path: Path, staged: tuple[str, str] | None) -> str:
+    if staged is not None and staged[0] == str(path):
+        return staged[1]
+    return folder_hash(path) if path.is_dir() else sha256_file(path)
 
 
 def invocation_id_of(invocation: Invocation) -> str:

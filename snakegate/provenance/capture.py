@@ -199,6 +199,38 @@ class _Builder:
         self.doc.generated(inv_ident, ident, role="sg:gatedInvocation")
         return ident
 
+    def staging(self, gate_ident: str) -> None:
+        """The gated inputs copied into the run folder before any job (inputs.json, snakegate/run/stage.py):
+        each staged copy, which the jobs used, was derived from the data root's file the gate hashed."""
+        data = runstore.read_json(self.run_dir / runstore.INPUTS_JSON)
+        entries = data.get("inputs") if isinstance(data.get("inputs"), dict) else None
+        if not entries:
+            return
+        when = (self.invocation.get("gate") or {}).get("at") or self.record.get("started")
+        ident = self.doc.activity(f"{self.run_ident}/stage", when, when, {
+            "prov:type": Q("sg:Staging"), "prov:label": "the gated inputs copied into the run folder",
+            "sg:stageMode": data.get("mode"), "wfprov:wasPartOfWorkflowRun": Q(self.run_ident)})
+        self.doc.associated(ident, self.agent_ids["snakegate"], role="sg:stager")
+        self.doc.informed(ident, gate_ident)
+        for _key, entry in sorted(entries.items()):
+            source, rel = entry.get("source"), entry.get("path")
+            if not isinstance(source, str) or not isinstance(rel, str):
+                continue
+            full = source if os.path.isabs(source) else os.path.normpath(self.root / source)
+            gated = entry.get("gated_sha256") or entry.get("sha256")
+            src = self.files.at(full)
+            if self.files.by_path[full].sha256 != gated:  # changed since: the bytes that were staged
+                src = self.files.at(full, digest=(None, gated))
+            copy_path = str(self.run_dir / rel)
+            copy = self.files.at(copy_path, {"sg:stagedFrom": self.files.shown(full)[1]})
+            if self.files.by_path[copy_path].sha256 != entry.get("sha256"):  # changed in the run folder since
+                self.files.at(copy_path, {"sg:changedAfterGeneration": True})
+                copy = self.files.at(copy_path, {"sg:stagedFrom": self.files.shown(full)[1]},
+                                     digest=(entry.get("size"), entry.get("sha256")))
+            self.doc.used(ident, src, role="sg:gatedInput")
+            self.doc.generated(copy, ident, role="sg:stagedInput")
+            self.doc.derived(copy, src, ident)
+
     @staticmethod
     def _param_value(params: dict, where: str):
         """The value at a gate path such as `params.table` or `params.samples[2].fastq`."""
@@ -387,6 +419,7 @@ class _Builder:
         wf = self.workflow()
         inv = self.invocation_entity()
         gate = self.gate(inv)
+        self.staging(gate)
         config = self.config_entity(inv)
         run_start = runstore.parse_time(self.record.get("started"))
         doc.used(self.run_ident, inv, role="sg:gatedInvocation")

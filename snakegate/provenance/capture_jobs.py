@@ -26,7 +26,8 @@ from __future__ import annotations
 from json.encoder import encode_basestring as _json_str
 from pathlib import Path
 
-from snakegate.provenance import jobs as jobrecords
+from snakegate.provenance import jobs as jobrecords, runstore
+from snakegate.provenance.runfiles import under
 from snakegate.provenance.document import Q, local
 from snakegate.provenance.hashing import canonical_json
 
@@ -105,6 +106,19 @@ class JobRecorder:
                 return typed[0], ftype
         name = _pick(names, abspath) if names else None
         return name, (names.get(name) if name else ftype)
+
+    def generated_entity(self, full: str, attrs: dict | None) -> str | None:
+        """The entity a job generated at `full`: at the bytes the job recorded when it ended (hashes/,
+        snakegate/run/guard.py), so a file changed afterwards is another entity, marked as such."""
+        files = self.b.files
+        current = files.at(full, attrs, True)
+        rel = under(full, files.run_dir)
+        record = runstore.read_output_record(files.run_dir, rel) if rel is not None else None
+        made = record.get("sha256") if record else None
+        if current is None or not isinstance(made, str) or files.by_path[full].sha256 == made:
+            return current
+        files.at(full, {"sg:changedAfterGeneration": True})
+        return files.at(full, attrs, digest=(record.get("size"), made))
 
     def record(self, jobs, artifacts: dict, builtins: dict[str, str]) -> str | None:
         """Add every job; returns the first failed (or cancelled) job's id. `artifacts`: input file
@@ -202,7 +216,7 @@ class JobRecorder:
                     known = output_attrs[(job.rule, name_type)] = (
                         {"sg:artifactType": ftype} if ftype else None,
                         {"prov:role": role(job.rule, "output", name)} if name else {})
-                ent = file_at(full, known[0], True)
+                ent = self.generated_entity(full, known[0])
                 if ent is None:
                     continue  # never made (failed or cancelled job): nothing to record
                 relations(("wasGeneratedBy", (ent, ident, None), known[1]))

@@ -89,6 +89,9 @@ class Mismatch:
 class VerifyResult:
     checked: int = 0
     mismatches: list[Mismatch] = field(default_factory=list)
+    # files outside the run folder that changed since, for a run that staged its inputs: the run read its
+    # own copies, so these say how the data roots moved on, not that the record is untrue
+    sources_changed: list[Mismatch] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -119,15 +122,19 @@ def verify(run_dir: Path, registry_root: Path) -> VerifyResult:
     """Re-hash every file recorded in prov.json and the workflow folder; list what no longer matches."""
     prov = load_prov(run_dir)
     result = VerifyResult()
+    staged = (Path(run_dir) / runstore.INPUTS_JSON).is_file()
+    inside = os.path.abspath(run_dir) + os.sep
     for rec in recorded_files(prov):
         path = _resolve(registry_root, rec["path"])
+        found = result.mismatches if not staged or os.path.abspath(path).startswith(inside) else \
+            result.sources_changed
         result.checked += 1
         if not path.is_file():
-            result.mismatches.append(Mismatch(rec["path"], "missing", rec["sha256"]))
+            found.append(Mismatch(rec["path"], "missing", rec["sha256"]))
             continue
         actual = _sha256(path)
         if actual != rec["sha256"]:
-            result.mismatches.append(Mismatch(rec["path"], "changed", rec["sha256"], actual))
+            found.append(Mismatch(rec["path"], "changed", rec["sha256"], actual))
     for attrs in (prov.get("entity") or {}).values():
         content_hash = plain(attrs.get("sg:contentHash"))
         path = plain(attrs.get("sg:path"))

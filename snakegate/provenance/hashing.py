@@ -1,7 +1,9 @@
 """Content hashes: canonical JSON, files and workflow folders (shared by the gate and provenance).
 
 Pure helpers with no state except an in-process cache of file digests keyed on
-(path, size, mtime, inode), so a warm gate does not re-read large inputs.
+(path, size, mtime, ctime, inode), so a warm gate does not re-read large inputs. The change time is in
+the key because nobody can set it back: a file rewritten in place with its size and mtime restored
+(`touch -r`) is read again.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ IGNORED_NAMES = frozenset({"__pycache__", ".snakemake", ".pytest_cache", ".DS_St
 # copy in a run folder hashes the same as the registry folder it came from.
 WORKFLOW_EXCLUDED = frozenset({"test"})
 
-_file_cache: dict[tuple[str, int, int, int], str] = {}
+_file_cache: dict[tuple[str, int, int, int, int], str] = {}
 
 
 def canonical_json(obj: Any) -> str:
@@ -37,7 +39,7 @@ def sha256_file(path: str | os.PathLike, *, use_cache: bool = True) -> str:
     rewritten in place with its size and mtime restored (the input re-check before `succeeded`)."""
     path = Path(path)
     st = path.stat()
-    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
+    key = (str(path.resolve()), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
     cached = _file_cache.get(key) if use_cache else None
     if cached is not None:
         return cached

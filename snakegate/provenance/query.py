@@ -6,7 +6,8 @@ The questions cwlprov's `who` and `derived` answer, and the two around them:
   person, Snakemake (the engine), snakegate, Python, external tools, a chat model —
   with their role and version;
 - `inputs`: the files the run used that none of its jobs made, with their sha256
-  and the jobs and roles that used them;
+  and the jobs and roles that used them (a staged input as the data root's file it was
+  copied from, with the run folder's copy the jobs read as `staged`);
 - `outputs`: the files the run's jobs made, with sha256, job, role and the
   declared output name;
 - `derived FILE`: what FILE was derived from (transitively, with the job that made
@@ -44,11 +45,14 @@ SELECT DISTINCT ?agent ?name ?version ?role ?activity ?kind WHERE {
 } ORDER BY ?kind ?role ?name
 """,
     "inputs": """
-SELECT ?path ?sha256 ?job ?role WHERE {
-  ?job a wfprov:ProcessRun ; prov:used ?file .
+SELECT ?path ?sha256 ?job ?role ?staged WHERE {
+  ?job a wfprov:ProcessRun ; prov:used ?used .
+  OPTIONAL { ?job prov:qualifiedUsage [ prov:entity ?used ; prov:hadRole ?role ] }
+  FILTER NOT EXISTS { ?used prov:wasGeneratedBy ?maker . ?maker a wfprov:ProcessRun }
+  OPTIONAL { ?used prov:wasGeneratedBy ?stage . ?stage a sg:Staging .
+             ?used prov:wasDerivedFrom ?source ; sg:path ?staged }
+  BIND(COALESCE(?source, ?used) AS ?file)
   ?file sg:path ?path . OPTIONAL { ?file sg:sha256 ?sha256 }
-  OPTIONAL { ?job prov:qualifiedUsage [ prov:entity ?file ; prov:hadRole ?role ] }
-  FILTER NOT EXISTS { ?file prov:wasGeneratedBy ?maker . ?maker a wfprov:ProcessRun }
 } ORDER BY ?path ?job
 """,
     "outputs": """

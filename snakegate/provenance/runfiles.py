@@ -28,9 +28,11 @@ from snakegate.provenance.hashing import sha256_file
 # Files of the run folder that are snakegate's bookkeeping, not the workflow's outputs.
 BOOKKEEPING = frozenset({runstore.RUN_JSON, runstore.CONFIG_YAML, runstore.INVOCATION_JSON, runstore.SNAKEMAKE_LOG,
                          runstore.ORIGIN_JSON, runstore.LOCK_FILE, runstore.CONSOLE_LOG, "prov.json", "prov.provn",
-                         "prov.ttl"})
+                         "prov.ttl", runstore.INPUTS_JSON, runstore.SEAL_JSON})
 # Folders of the run folder that are not the workflow's outputs (the executed copy of the workflow).
-BOOKKEEPING_DIRS = frozenset({"workflow", "jobs"})  # jobs/: what each job recorded of itself (jobfacts.py)
+# jobs/: what each job recorded of itself (jobfacts.py); inputs/: the staged inputs (used, never made by a job);
+# hashes/: each output's sha256 as its job recorded it
+BOOKKEEPING_DIRS = frozenset({"workflow", "jobs", runstore.INPUTS_DIR, runstore.HASHES_DIR})
 ARTIFACT = Q("wfprov:Artifact")
 _UNNORMAL = ("/./", "/../", "//")
 

@@ -35,6 +35,10 @@ STDERR_DIR = "stderr"  # each job's stderr, one file per job (see snakegate/run/
 CLUSTER_LOGS_DIR = "cluster-logs"  # a cluster executor's logs of failed jobs, copied in
 CONSOLE_LOG = "console.log"  # everything Snakemake printed, written by Snakemake itself under `snakegate run`
 PROV_JSON = "prov.json"
+INPUTS_DIR = "inputs"  # the run's staged copies of its gated inputs (snakegate/run/stage.py)
+INPUTS_JSON = "inputs.json"  # what was staged where, with the staged bytes' sha256
+HASHES_DIR = "hashes"  # each job output's sha256, recorded when its job ended (snakegate/run/guard.py)
+SEAL_JSON = "seal.json"  # the sha256 of every file of the finished run (snakegate/provenance/seal.py)
 LOCK_FILE = ".lock"
 RESERVE_FILE = ".reserve"  # given up on a full disk so the final run.json can still be written
 RESERVE_BYTES = 256 * 1024
@@ -83,6 +87,17 @@ def parse_time(text: str | None) -> _dt.datetime | None:
 def is_safe_run_id(run_id: str) -> bool:
     """A run id that names one folder directly under runs/ (no `..`, no `/`)."""
     return bool(RUN_ID_PATTERN.fullmatch(run_id)) and set(run_id) != {"."}
+
+
+def output_record_path(run_dir: Path | str, rel: str) -> Path:
+    """Where the record of the job output at `rel` (relative to the run folder) is kept: hashes/<sha1>.json."""
+    return Path(run_dir) / HASHES_DIR / (hashlib.sha1(rel.encode("utf-8")).hexdigest() + ".json")
+
+
+def read_output_record(run_dir: Path | str, rel: str) -> dict | None:
+    """{path, sha256, size, job} as the job that made `rel` recorded it, or None."""
+    data = read_json(output_record_path(run_dir, rel))
+    return data if data.get("path") == rel else None
 
 
 def job_stderr_path(run_dir: Path | str, rule: str, wildcards: dict | None, rule_prefix: str = "") -> Path:

@@ -9,6 +9,10 @@ Settings come from `snakegate.toml` at the registry root:
     runs = "runs"           # where run folders are written
     drafts = "drafts"       # where the chat writes validated run configs awaiting approval
 
+    [run]
+    stage_inputs = "copy"   # how a run takes its inputs into its folder: "copy" (a reflink where the
+                            # filesystem can) or "link" (a hard link, for inputs too big to copy)
+
     [provenance]
     record_hostname = true  # false: PROV records leave out the machine's host name
 
@@ -52,6 +56,7 @@ class Settings:
     llm_tool_mode: str | None = None      # "auto" | "native" | "json"; None: auto
     audit_dir: Path | None = None         # None: <registry>/.snakegate/audit (the chat audit log; git-ignored)
     record_hostname: bool = True  # [provenance] record_hostname: the PROV record names the machine
+    stage_inputs: str = "copy"  # [run] stage_inputs: "copy" or "link" (snakegate.run.stage)
 
     def __post_init__(self):
         if self.drafts_dir is None:
@@ -121,6 +126,10 @@ def load_settings(registry_root: Path) -> Settings:
     record_hostname = provenance.get("record_hostname", True)
     if not isinstance(record_hostname, bool):
         raise UserError(f"{settings_path}: provenance.record_hostname must be true or false, got {record_hostname!r}")
+    run = data.get("run", {}) if isinstance(data.get("run", {}), dict) else {}
+    stage_inputs = run.get("stage_inputs", "copy")
+    if stage_inputs not in ("copy", "link"):
+        raise UserError(f"{settings_path}: run.stage_inputs must be \"copy\" or \"link\", got {stage_inputs!r}")
     if env_roots := os.environ.get("SNAKEGATE_DATA_ROOTS"):
         roots = [r for r in env_roots.split(os.pathsep) if r]
     runs = os.environ.get("SNAKEGATE_RUNS", runs)
@@ -134,6 +143,7 @@ def load_settings(registry_root: Path) -> Settings:
         llm_model=llm["model"],
         **tuning,
         record_hostname=record_hostname,
+        stage_inputs=stage_inputs,
     )
 
 

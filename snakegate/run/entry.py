@@ -15,7 +15,6 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from snakegate.run import pinning
 from snakegate.run.handshake import Refused
 from snakegate.models import GateError, GateResult
 from snakegate.provenance import runstore
@@ -73,7 +72,9 @@ class RunContext:
     source: str
     _lock: runstore.RunLock | None = field(default=None, repr=False)
     started: bool = field(default=False, repr=False)
-    _watch: object | None = field(default=None, repr=False)  # runsignals.CancelWatch once jobs run
+    _watch: object | None = field(default=None, repr=False)  # signals.CancelWatch once jobs run
+    staged: dict | None = field(default=None, repr=False)  # inputs.json entries: the run's staged inputs
+    _params: dict | None = field(default=None, repr=False)
 
     @property
     def snakefile(self) -> str:
@@ -81,7 +82,12 @@ class RunContext:
 
     @property
     def params(self) -> dict:
-        return self.result.resolved_params
+        """What the workflow is handed: the gated params with every input path naming its staged copy."""
+        if self._params is None:
+            from snakegate.run import staged
+
+            self._params = staged.staged_params(self.result.resolved_params, self.staged, self.run_dir)
+        return self._params
 
     @property
     def targets(self) -> list[str]:
@@ -115,6 +121,12 @@ class RunContext:
             raise GateRefused(f"snakegate cannot give workflow {self.workflow.id}'s rules their resources: {exc}; "
                               f"no job was started (fix workflows/{self.workflow.id}/workflow.yaml, "
                               f"then `snakegate check {self.workflow.id}`)") from None
+
+    def guard_jobs(self, workflow) -> None:
+        """Each job's inputs checked against their records before it runs, its outputs hashed after (guard.py)."""
+        from snakegate.run import guard
+
+        guard.install(workflow, self.run_dir, self.staged, MODULE_PREFIX)
 
     def keep_job_stderr(self) -> None:
         """Each job's stderr into runs/<run_id>/stderr/ (see jobstderr.py), in every Snakemake process."""
@@ -163,13 +175,21 @@ class RunContext:
         self._watch = CancelWatch(workflow, MODULE_PREFIX).install()
 
     def on_success(self, log=None) -> None:
-        # after the last job, before anything is called succeeded: the inputs must still be the gated
-        # files, and every declared output must exist
-        changed = pinning.recheck_inputs(self.workflow.schema, self.params, self.result.invocation.inputs,
-                                         self.settings)
+        # after the last job, before anything is called succeeded: the staged inputs must still be the
+        # gated bytes, and every declared output must exist
+        from snakegate.run import stage
+
+        changed = stage.recheck(self.run_dir, self.staged, self.settings.registry_root)
         if changed:
-            message = pinning.input_changed_text(changed)
+            message = stage.changed_text(changed)
             self._close("failed", log, input_changed=changed, error=message, error_code="input_changed")
+            raise GateRefused(message)
+        from snakegate.run import guard
+
+        changed = guard.final_check(self.run_dir)
+        if changed:
+            message = guard.changed_text(changed)
+            self._close("failed", log, output_changed=changed, error=message, error_code="output_changed")
             raise GateRefused(message)
         missing = missing_outputs(self.declared_outputs())
         if missing:
@@ -225,6 +245,9 @@ class RunContext:
         record_provenance(self, log_path, record["status"])
         runstore.update_run(self.run_dir, stage="finished")
         runstore.drop_reserve(self.run_dir)
+        from snakegate.provenance import seal
+
+        seal.seal_finished(self.run_dir, self.settings.registry_root)
 
     def identity(self) -> dict:
         """The fields that say which run a record is (written again at the end, in case the folder was lost)."""

@@ -98,7 +98,12 @@ def _shown(changes: dict) -> str:
 def plan_fork(registry: Registry, settings: Settings, parent: Path, changes: dict[str, Any]) -> ForkPlan:
     """Gate the parent's invocation with `changes` applied and name the rules that must re-run.
 
-    Raises ForkRefused (code `gate` with the refusal, `dag`, or `no_change`)."""
+    Raises ForkRefused (code `gate` with the refusal, `record`, `dag`, or `no_change`)."""
+    from snakegate.run import integrity
+
+    check = integrity.check_record(parent, settings.registry_root)
+    if not check.ok:
+        raise ForkRefused(integrity.refusal_text(parent, check, "forked"), "record")
     base = parent_invocation(parent)
     params = copy.deepcopy(base.get("params") or {})
     for name, value in changes.items():

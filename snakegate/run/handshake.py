@@ -10,6 +10,9 @@ from __future__ import annotations
 JOB_RUN_ENV = "SNAKEGATE_JOB_RUN"
 # Set by `snakegate run` for its Snakemake child only: the invocation id the gate approved.
 EXPECTED_ENV = "SNAKEGATE_EXPECTED_INVOCATION"
+# Set by the head for its jobs: the invocation id it gated (a job proves its run's record against it,
+# and against the registry's run index when the environment does not reach the job).
+JOB_INVOCATION_ENV = "SNAKEGATE_JOB_INVOCATION"
 
 
 class Refused(Exception):

@@ -39,7 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from snakegate.run.handshake import EXPECTED_ENV, JOB_RUN_ENV, Refused  # noqa: F401 - Refused: the Snakefile's refusal type
+from snakegate.run import staged
+from snakegate.run.handshake import EXPECTED_ENV, JOB_INVOCATION_ENV, JOB_RUN_ENV, Refused  # noqa: F401 - Refused: the Snakefile's refusal type
 
 COPY_DIR = "workflow"  # snakegate.run.pinning.COPY_DIR: the run's workflow copy
 INVOCATION_JSON = "invocation.json"  # runstore.INVOCATION_JSON
@@ -71,6 +72,7 @@ class JobRun:
     record_hostname: bool = True
     targets: list = field(default_factory=list)  # a job builds only its own target job, never snakegate_all's
     source: str = "job"
+    staged: dict = field(default_factory=dict)  # inputs.json entries (snakegate.run.staged)
     prepared_at: tuple = field(default_factory=lambda: (time.perf_counter(), time.process_time()))
     work: list = field(default_factory=lambda: [0.0, 0.0])  # after prepare: resources, the record (wall, CPU)
 
@@ -106,6 +108,14 @@ class JobRun:
         now = _clocks()
         self.work[0] += now[0] - began[0]
         self.work[1] += now[1] - began[1]
+
+    def guard_jobs(self, workflow) -> None:
+        """As the head does (snakegate.run.entry): the job's inputs checked before it runs, its outputs hashed."""
+        from snakegate.run import guard
+
+        began = _clocks()
+        guard.install(workflow, self.run_dir, self.staged, "wf_")
+        self._add(began)
 
     def keep_job_stderr(self) -> None:
         """As the head does (snakegate.run.entry): a spawned job's stderr into runs/<run_id>/stderr/."""
@@ -192,6 +202,12 @@ def _gated(value: Any, canonical: Any, root: Path, key: list) -> bool:
     return False
 
 
+def params_match(params: dict, canonical: dict, registry_root: Path) -> bool:
+    """Are config.yaml's `params` (absolute input paths, sensitive values themselves) exactly the canonical
+    invocation's (registry-relative paths, keyed hashes)?"""
+    return _gated(params, canonical, Path(registry_root), [])
+
+
 def _refuse(where: str, what: str, why: str) -> JobRefused:
     """A refusal in the gate's one format (snakegate.run.entry.refusal_text), code invocation_mismatch."""
     return JobRefused(
@@ -199,6 +215,47 @@ def _refuse(where: str, what: str, why: str) -> JobRefused:
         f"  - {where} [invocation_mismatch]: {what} {why}\n"
         "      fix: a job runs only the invocation its run was gated for: run the approved config unchanged, "
         "or gate and approve the new one")
+
+
+def _prove_record(root: Path, run_id: str, run_dir: Path, expected: str, invocation: dict) -> None:
+    """The run folder's invocation.json proves itself (its id is the sha256 of the invocation it holds) and
+    is the invocation the head pinned: in this job's environment (JOB_INVOCATION_ENV, or EXPECTED_ENV under
+    `snakegate run`) and in the registry's run index, outside the run folder. So a config.yaml and an
+    invocation.json rewritten together, keeping the id, never pass."""
+    from snakegate.provenance import runindex
+    from snakegate.provenance.hashing import canonical_json, sha256_text
+
+    actual = sha256_text(canonical_json(invocation))
+    if actual != expected:
+        raise _refuse("invocation_id", f"run folder {run_dir}", f"has an invocation.json that names invocation "
+                      f"{expected[:12]}… but holds one that hashes to {actual[:12]}… (changed after the gate)")
+    pins = [("the head of the run", os.environ.get(JOB_INVOCATION_ENV) or os.environ.get(EXPECTED_ENV)),
+            ("the registry's run index", runindex.pinned(root, run_id))]
+    for where, pin in pins:
+        if pin is not None and pin != expected:
+            raise _refuse("invocation_id", f"run {run_id}", f"holds invocation {expected[:12]}…, but {where} pinned "
+                                                            f"{pin[:12]}…")
+    if all(pin is None for _where, pin in pins):
+        raise _refuse("invocation_id", f"run {run_id}", "has no pinned invocation: neither the head's environment "
+                      f"({JOB_INVOCATION_ENV}) nor the registry's run index ({'/'.join(runindex.INDEX_DIR)}) names it")
+
+
+def _check_rewritten_sheets(run_dir: Path, entries: dict) -> None:
+    """A staged sample sheet is read when the workflow is parsed, in every job: it must still be the copy
+    the head wrote (the guard checks the files jobs read as inputs, snakegate.run.guard)."""
+    import hashlib
+
+    for key, entry in sorted(entries.items()):
+        if "gated_sha256" not in entry:
+            continue
+        try:
+            with open(run_dir / entry["path"], "rb") as fh:
+                digest = hashlib.file_digest(fh, "sha256").hexdigest()
+        except OSError:
+            digest = None
+        if digest != entry["sha256"]:
+            raise _refuse(key, f"the staged sample sheet {run_dir / entry['path']}",
+                          "is not the copy the head staged (changed after the gate)")
 
 
 def find_run(config: dict, runs_dir: Path) -> tuple[str, Path]:
@@ -221,13 +278,34 @@ def prepare(config: dict, registry_root: str | os.PathLike, configfiles=(), exec
     """What the top-level Snakefile calls inside a job (the same arguments as snakegate.run.entry.prepare):
     the light gate; only when the job's run cannot be told without it, the full one (then checked the same)."""
     try:
-        return light_gate(config, registry_root)
-    except RunNotFound:
-        from snakegate.run.prepare import prepare as full  # the full gate: finds plain-<id> from the config itself
+        try:
+            return light_gate(config, registry_root)
+        except RunNotFound:
+            from snakegate.run.prepare import prepare as full  # the full gate: finds plain-<id> from the config
 
-        ctx = full(config, registry_root, configfiles, exec_mode)
-        os.environ[JOB_RUN_ENV] = ctx.run_id
-        return light_gate(config, registry_root)
+            ctx = full(config, registry_root, configfiles, exec_mode)
+            os.environ[JOB_RUN_ENV] = ctx.run_id
+            return light_gate(config, registry_root)
+    except Refused as refusal:
+        _keep_refusal(config, registry_root, refusal)
+        raise
+
+
+def _keep_refusal(config: dict, registry_root, refusal: Exception) -> None:
+    """Write the refusal into the job's own stderr file in the run folder too, where the head reads why a
+    job failed (run.json `failure`): the job's terminal is a cluster log nobody may ever see."""
+    try:
+        from snakegate.run import jobstderr
+
+        _run_id, run_dir = find_run(dict(config or {}), _settings(Path(os.path.realpath(registry_root))).runs_dir)
+        path = jobstderr.target_job_file(run_dir, sys.argv, "wf_")
+        if path is None or not run_dir.is_dir():
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"{refusal}\n")
+    except Exception:  # noqa: BLE001 - the refusal itself must still reach Snakemake
+        return
 
 
 def light_gate(config: dict, registry_root: str | os.PathLike, workdir: str | os.PathLike | None = None) -> JobRun:
@@ -247,9 +325,7 @@ def light_gate(config: dict, registry_root: str | os.PathLike, workdir: str | os
     if not isinstance(explicit, dict) or explicit.get("invocation_id") != expected:
         raise _refuse("invocation_id", f"run folder {run_dir}", f"has a config.yaml that is not invocation {expected[:12]}… "
                                                "(changed or removed after the gate)")
-    pinned = os.environ.get(EXPECTED_ENV)
-    if pinned and pinned != expected:
-        raise _refuse("invocation_id", f"run {run_id}", f"holds invocation {expected[:12]}…, but snakegate run gated {pinned[:12]}…")
+    _prove_record(root, run_id, run_dir, expected, invocation)
     claimed = config.get("invocation_id")
     if claimed is not None and claimed != expected:
         raise _refuse("invocation_id", "the run config's `invocation_id`",
@@ -281,10 +357,16 @@ def light_gate(config: dict, registry_root: str | os.PathLike, workdir: str | os
     if workflow_hash(copy) != invocation.get("workflow_hash"):
         raise _refuse("workflow", f"the workflow copy {copy}", f"no longer has the content hash invocation "
                                                               f"{expected[:12]}… was gated with (changed after the gate)")
+    entries = staged.read_manifest(run_dir)
+    problem = staged.manifest_problem(entries, invocation.get("inputs") or {})
+    if problem:
+        raise _refuse("inputs", f"run folder {run_dir}", f"{problem} (changed after the gate)")
+    _check_rewritten_sheets(run_dir, entries or {})
     workdir = Path(workdir or os.getcwd())
     rel = os.path.relpath(run_dir, workdir)
     prefix = run_dir.as_posix() if rel.startswith("..") else Path(rel).as_posix()
     return JobRun(run_id=run_id, run_dir=run_dir, invocation_id=expected, workflow_id=str(invocation.get("workflow")),
-                  snakefile=str(snakefile), params=params, prefix=prefix,
+                  snakefile=str(snakefile), params=staged.staged_params(params, entries, run_dir), prefix=prefix,
+                  staged=entries or {},
                   rules=manifest.get("rules") if isinstance(manifest.get("rules"), dict) else {},
                   record_hostname=getattr(settings, "record_hostname", True))

@@ -102,7 +102,26 @@ def install(run_dir: Path, rule_prefix: str = "") -> None:
 def redirect_spawned_job(run_dir: Path, argv: list[str], rule_prefix: str = "") -> Path | None:
     """In a process Snakemake spawned locally for one job (`--target-jobs rule:k=v --mode subprocess`, a `run:`
     block), send fd 2 to that job's file. A cluster job step keeps its stderr for the cluster's own job log."""
-    if "--target-jobs" not in argv or "--mode" not in argv or argv[argv.index("--mode") + 1:][:1] != ["subprocess"]:
+    if "--mode" not in argv or argv[argv.index("--mode") + 1:][:1] != ["subprocess"]:
+        return None
+    path = target_job_file(run_dir, argv, rule_prefix)
+    if path is None:
+        return None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    except OSError:
+        return None
+    sys.stderr.flush()
+    os.dup2(fd, 2)
+    os.close(fd)
+    return path
+
+
+def target_job_file(run_dir: Path, argv: list[str], rule_prefix: str = "") -> Path | None:
+    """The stderr file of the one job this Snakemake process was started for (`--target-jobs rule:k=v`),
+    or None when it runs no single target job (the head, a group job)."""
+    if "--target-jobs" not in argv:
         return None
     i = argv.index("--target-jobs")
     specs = []
@@ -119,13 +138,4 @@ def redirect_spawned_job(run_dir: Path, argv: list[str], rule_prefix: str = "") 
         rule, wildcards = spec.rulename, dict(spec.wildcards_dict)
     except Exception:  # noqa: BLE001 - an argument form this Snakemake does not use: leave stderr alone
         return None
-    path = stderr_path(run_dir, rule, wildcards, rule_prefix)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    except OSError:
-        return None
-    sys.stderr.flush()
-    os.dup2(fd, 2)
-    os.close(fd)
-    return path
+    return stderr_path(run_dir, rule, wildcards, rule_prefix)

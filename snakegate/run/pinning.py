@@ -1,5 +1,5 @@
-"""What runs is what was gated: the run folder's immutable workflow copy, the invocation pin that
-travels to Snakemake outside the config file, and the re-check of the inputs before `succeeded`.
+"""What runs is what was gated: the run folder's immutable workflow copy and the invocation pin that
+travels to Snakemake outside the config file.
 
 - `make_copy()` writes runs/<run_id>/workflow/: the workflow folder without test/, byte for byte,
   verified against the invocation's content hash and made read-only. It is made once, beside its
@@ -9,8 +9,8 @@ travels to Snakemake outside the config file, and the re-check of the inputs bef
 - `EXPECTED_ENV` carries the invocation id that `snakegate run` gated to its Snakemake child
   only; the top-level Snakefile refuses a config that resolves to any other id. Inside a cluster
   job the run folder's invocation.json (written by the head) is the pin instead.
-- `recheck_inputs()` re-resolves every gated input (inside the data roots, symlinks resolved) and
-  re-hashes it from its bytes, for the check after the last job.
+- The inputs a run reads are its staged copies (snakegate.run.stage), checked before each job and
+  after the last one.
 
 It never runs Snakemake and writes nothing outside the run folder it is given.
 """
@@ -22,12 +22,9 @@ import shutil
 import stat
 from pathlib import Path
 
-from snakegate.contract import sheets
-from snakegate.contract.dialect import format_path, iter_nodes
 from snakegate.provenance import runstore
-from snakegate.provenance.hashing import folder_hash, sha256_file, workflow_files, workflow_hash
+from snakegate.provenance.hashing import workflow_files, workflow_hash
 from snakegate.registry.workflows import Registry, RegistryError, Workflow, load_workflow
-from snakegate.registry.settings import Settings
 from snakegate.run.handshake import EXPECTED_ENV  # noqa: F401 - pinning.EXPECTED_ENV names the pin
 
 COPY_DIR = "workflow"
@@ -149,67 +146,3 @@ def registry_of_run(registry: Registry, run_dir: Path, workflow_id: str) -> Regi
 def pinned_registry(registry: Registry, wf: Workflow) -> Registry:
     """A registry that holds only `wf`: the gate then proves a config against the pinned copy."""
     return Registry(root=registry.root, workflows={wf.id: wf})
-
-
-def _digest(path: Path) -> str:
-    # from the bytes, never the in-process cache: a file rewritten in place keeps its cache key
-    return folder_hash(path, use_cache=False) if path.is_dir() else sha256_file(path, use_cache=False)
-
-
-def recheck_inputs(schema: dict, params: dict, gated: dict[str, str], settings: Settings) -> list[dict]:
-    """Every gated input (invocation input key -> sha256 in `gated`) re-resolved from the params
-    Snakemake was given and re-hashed from its bytes, sample-sheet files included; one entry per
-    input that is no longer the gated file: {param, path, gated_sha256, current_sha256,
-    resolved_path, reason}. Reads files, writes nothing."""
-    roots = [Path(r).resolve() for r in settings.data_roots]
-    changed: list[dict] = []
-    good: dict[tuple, Path] = {}
-    seen: set[str] = set()
-
-    def note(key: str, shown: str, resolved: Path | None, current: str | None, reason: str) -> None:
-        changed.append({"param": key, "path": shown, "gated_sha256": gated[key], "current_sha256": current,
-                        "resolved_path": str(resolved) if resolved is not None else None, "reason": reason})
-
-    for node in iter_nodes(schema, params):
-        key = format_path(("params",) + node.parts)
-        if node.is_key or key not in gated or not isinstance(node.value, str):
-            continue
-        seen.add(key)
-        path, resolved = Path(node.value), None
-        try:
-            resolved = (path if path.is_absolute() else settings.registry_root / path).resolve()
-            current = _digest(resolved)
-        except (OSError, RuntimeError) as exc:
-            note(key, node.value, resolved, None, f"cannot be read now ({getattr(exc, 'strerror', None) or exc})")
-            continue
-        if not any(resolved == r or r in resolved.parents for r in roots):
-            note(key, node.value, resolved, current, f"now resolves to {resolved}, outside the data roots")
-        elif current != gated[key]:
-            note(key, node.value, resolved, current, "its content changed")
-        else:
-            good[node.parts] = resolved
-    # files named inside sample sheets: resolved again from the (unchanged) sheets, as the gate does
-    problems: list = []
-    sheet_files = sheets.gate_tables(schema, params, good, settings.registry_root, roots, problems)
-    why = {e.path: e.message for e in problems}
-    for key in sorted(set(gated) - seen):
-        resolved = sheet_files.get(key)
-        if resolved is None:
-            note(key, key, None, None, why.get(key, "its sample sheet changed, or the file it names no longer resolves inside the data roots"))
-            continue
-        try:
-            current = _digest(resolved)
-        except OSError as exc:
-            note(key, str(resolved), resolved, None, f"cannot be read now ({exc.strerror or exc})")
-            continue
-        if current != gated[key]:
-            note(key, str(resolved), resolved, current, "its content changed")
-    return changed
-
-
-def input_changed_text(changed: list[dict]) -> str:
-    """One line naming every changed input and both hashes."""
-    parts = [f"{c['param']} = {c['path']} {c['reason']} (gated sha256 {c['gated_sha256'][:12]}…, now "
-             f"{(c['current_sha256'] or 'unreadable')[:12]}{'…' if c['current_sha256'] else ''})" for c in changed]
-    return "input_changed: a gated input changed during the run, so its outputs are not what was approved: " + \
-        "; ".join(parts)

@@ -11,9 +11,11 @@ This is what makes plain `snakemake --configfile run.yaml` as strict as `snakega
   otherwise does it come here, to gate against the id in the run folder's invocation.json, written by
   the head. Nothing is created.
 - plain `snakemake` on a login node or laptop: gate against the registry, take a run folder that
-  has never held a run (a finished run is never overwritten), lock it and make the copy.
+  has never held a run (a finished run is never overwritten), lock it, make the copy and stage the
+  inputs (snakegate.run.stage).
 
-It writes only inside the run folder it prepares (the copy, the lock, a refusal's record).
+Every caller hands the workflow the staged copies of the inputs, never the data roots' files.
+It writes only inside the run folder it prepares (the copy, the staged inputs, the lock, a refusal's record).
 """
 
 from __future__ import annotations
@@ -22,13 +24,13 @@ import atexit
 import os
 from pathlib import Path
 
-from snakegate.run import cluster, pinning
+from snakegate.run import cluster, pinning, stage, staged
 from snakegate.run.entry import GateRefused, RunContext, output_prefix, refusal_text
 from snakegate.errors import UserError
 from snakegate.gate.prove import gate
-from snakegate.run.handshake import JOB_RUN_ENV
+from snakegate.run.handshake import JOB_INVOCATION_ENV, JOB_RUN_ENV
 from snakegate.models import GateError, GateResult
-from snakegate.provenance import runstore
+from snakegate.provenance import runindex, runstore
 from snakegate.registry.workflows import Registry, Workflow
 from snakegate.registry.settings import Settings, load_settings
 
@@ -74,8 +76,9 @@ def prepare(config: dict, registry_root: str | os.PathLike, configfiles=(), exec
         else:
             ctx = _prepare_plain(dict(config), settings, registry)
         # the jobs (cluster jobs and spawned ones inherit this process's environment) find their run by
-        # it, even when the config has no run_id (snakegate.run.jobgate)
+        # it, even when the config has no run_id, and prove its record against the id (snakegate.run.jobgate)
         os.environ[JOB_RUN_ENV] = ctx.run_id
+        os.environ[JOB_INVOCATION_ENV] = ctx.result.invocation_id
         cluster.default_partition()
         return ctx
     except GateRefused as refusal:
@@ -112,16 +115,26 @@ def _mismatch(expected: str, actual: str, where: str) -> GateRefused:
 
 
 def _gate_copy(config: dict, settings: Settings, registry: Registry, run_dir: Path,
-               workflow_id: str) -> tuple[Workflow, GateResult]:
-    """Gate `config` against the run folder's workflow copy (never the registry, which may have moved on)."""
+               workflow_id: str) -> tuple[Workflow, GateResult, dict]:
+    """Gate `config` against the run folder's workflow copy (never the registry, which may have moved on),
+    with the digests its staged inputs were verified with (the jobs read those copies, not the sources);
+    the staging record must stage exactly the gated inputs."""
     try:
         wf = pinning.load_copy(run_dir, workflow_id)
     except pinning.PinError as exc:
         raise _refuse("invocation_mismatch", "workflow", str(exc)) from None
-    result = gate(pinning.pinned_registry(registry, wf), config, settings, check_dag=False)
+    entries = staged.read_manifest(run_dir)
+    known = {key: (str(settings.registry_root / e["source"]) if not Path(e["source"]).is_absolute() else e["source"],
+                   e.get("gated_sha256", e.get("sha256")))
+             for key, e in (entries or {}).items() if isinstance(e, dict) and isinstance(e.get("source"), str)}
+    result = gate(pinning.pinned_registry(registry, wf), config, settings, check_dag=False, staged=known)
     if not result.ok:
         raise GateRefused(refusal_text(result), result.errors)
-    return wf, result
+    problem = staged.manifest_problem(entries, result.invocation.inputs)
+    if problem:
+        raise _refuse("invocation_mismatch", "inputs", f"run folder {run_dir}: {problem}",
+                      "run the approved config again with `snakegate run`; a run's inputs are staged once, by its head")
+    return wf, result, entries or {}
 
 
 def _prepare_under_runner(config: dict, settings: Settings, registry: Registry, expected: str) -> RunContext:
@@ -136,12 +149,15 @@ def _prepare_under_runner(config: dict, settings: Settings, registry: Registry, 
                       f"snakegate run started run {run_id}, but the run config Snakemake read names run "
                       f"{config.get('run_id')!r}: the config was changed after the gate")
     recorded = runstore.read_json(run_dir / runstore.INVOCATION_JSON)
-    wf, result = _gate_copy(config, settings, registry, run_dir,
-                            (recorded.get("invocation") or {}).get("workflow") or str(config.get("workflow")))
+    wf, result, entries = _gate_copy(config, settings, registry, run_dir,
+                                     (recorded.get("invocation") or {}).get("workflow") or str(config.get("workflow")))
     if result.invocation_id != expected:
         raise _mismatch(expected, result.invocation_id, "snakegate run")
+    if runindex.pinned(settings.registry_root, run_id) != expected:
+        raise _refuse("invocation_mismatch", "run_id", f"the registry's run index does not pin run {run_id} to "
+                      f"invocation {expected[:12]}… (only `snakegate run` and the top-level Snakefile start runs)")
     return RunContext(settings=settings, workflow=wf, result=result, run_id=run_id, run_dir=run_dir,
-                      prefix=output_prefix(run_dir, Path.cwd()), source="snakegate run")
+                      prefix=output_prefix(run_dir, Path.cwd()), source="snakegate run", staged=entries)
 
 
 def _prepare_job(config: dict, settings: Settings, registry: Registry) -> RunContext:
@@ -160,12 +176,18 @@ def _prepare_job(config: dict, settings: Settings, registry: Registry) -> RunCon
     if not isinstance(expected, str):
         raise _refuse("invocation_mismatch", "run_id", f"run folder {run_dir} has no invocation.json: a job runs "
                       "only inside a run whose head (snakegate run or snakemake) gated it")
-    wf, result = _gate_copy(config, settings, registry, run_dir,
-                            (recorded.get("invocation") or {}).get("workflow") or str(config.get("workflow")))
+    wf, result, entries = _gate_copy(config, settings, registry, run_dir,
+                                     (recorded.get("invocation") or {}).get("workflow") or str(config.get("workflow")))
     if result.invocation_id != expected:
         raise _mismatch(expected, result.invocation_id, f"the run folder {run_dir}")
+    pinned = runindex.pinned(settings.registry_root, run_id)
+    if pinned != expected:
+        raise _refuse("invocation_mismatch", "run_id",
+                      f"the registry's run index pins run {run_id} to "
+                      f"{(pinned[:12] + '…') if pinned else 'nothing'}, but its run folder holds invocation "
+                      f"{expected[:12]}…: the run folder's record was changed after its head gated it")
     return RunContext(settings=settings, workflow=wf, result=result, run_id=run_id, run_dir=run_dir,
-                      prefix=output_prefix(run_dir, Path.cwd()), source="job")
+                      prefix=output_prefix(run_dir, Path.cwd()), source="job", staged=entries)
 
 
 def _prepare_plain(config: dict, settings: Settings, registry: Registry) -> RunContext:
@@ -182,22 +204,45 @@ def _prepare_plain(config: dict, settings: Settings, registry: Registry) -> RunC
         raise GateRefused(f"{exc}; wait for it to finish or cancel it") from None
     try:
         _refuse_used_folder(run_dir, result)
+        runindex.pin(settings.registry_root, run_id, result.invocation_id)
         pinning.make_copy(registry.get(result.workflow).folder, run_dir, result.invocation.workflow_hash)
         wf = pinning.load_copy(run_dir, result.workflow)
-    except (GateRefused, pinning.PinError) as exc:
+        entries = _stage_once(run_dir, wf, result, settings)
+    except (GateRefused, pinning.PinError, stage.StageError, runindex.RunIndexError) as exc:
         lock.release()
         _remove_if_unused(run_dir)
         if isinstance(exc, GateRefused):
             raise
+        if isinstance(exc, stage.StageError):
+            changed = exc.changed[0] if exc.changed else {}
+            raise _refuse("input_changed", changed.get("param", "params"), str(exc),
+                          "run again: the gate hashes the inputs as they are now") from None
+        if isinstance(exc, runindex.RunIndexError):
+            raise _refuse("run_exists", "run_id", str(exc), "give the config a new run_id") from None
         raise _refuse("invocation_mismatch", "workflow", str(exc)) from None
     ctx = RunContext(settings=settings, workflow=wf, result=result, run_id=run_id, run_dir=run_dir,
-                     prefix=output_prefix(run_dir, Path.cwd()), source="snakemake", _lock=lock)
+                     prefix=output_prefix(run_dir, Path.cwd()), source="snakemake", _lock=lock, staged=entries)
     atexit.register(_never_started, ctx)
     return ctx
 
 
-# what a run folder holds before its first job: the lock, the copy (and a copy being made)
-_PREPARED = {runstore.LOCK_FILE, pinning.COPY_DIR}
+def _stage_once(run_dir: Path, wf: Workflow, result: GateResult, settings: Settings) -> dict:
+    """Stage the inputs into a folder that has none yet; a folder whose inputs are staged (a plain
+    `snakemake` run resumed before its first job) must stage exactly these."""
+    entries = staged.read_manifest(run_dir)
+    if entries is None:
+        pinning.remove_tree(run_dir / staged.INPUTS_DIR)  # a staging that never finished: start it again
+        stage.stage(run_dir, result.input_files, result.invocation.inputs, wf.schema, result.resolved_params,
+                    settings.registry_root, settings.stage_inputs)
+        entries = staged.read_manifest(run_dir) or {}
+    problem = staged.manifest_problem(entries, result.invocation.inputs)
+    if problem:
+        raise _refuse("invocation_mismatch", "inputs", f"run folder {run_dir}: {problem}")
+    return entries
+
+
+# what a run folder holds before its first job: the lock, the copy and the staged inputs (and a copy being made)
+_PREPARED = {runstore.LOCK_FILE, pinning.COPY_DIR, staged.INPUTS_DIR, staged.MANIFEST}
 
 
 def _unused(run_dir: Path) -> bool:

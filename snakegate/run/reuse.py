@@ -7,8 +7,10 @@ file and both hashes, so changed data never enters a fork that `verify` would th
 file the parent's record does not list is not copied (its job simply runs again).
 
 The copies are listed in run.json under `seeded` with the job (rule) that made them and the stat
-that shows whether a job of the fork rewrote them; `still_reused()` turns that into run.json's
-`reused: [{path, sha256, rule}]` once the fork has run. Nothing here starts Snakemake.
+that shows whether a job of the fork rewrote them, and each gets the fork's own output record
+(snakegate.run.guard), which the fork's jobs check it against; `still_reused()` turns that into
+run.json's `reused: [{path, sha256, rule}]` once the fork has run. The parent's record has proved
+itself before (snakegate.run.integrity, in the runner). Nothing here starts Snakemake.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pathlib import Path
 
 from snakegate.provenance import runstore
 from snakegate.provenance.hashing import sha256_file
+from snakegate.run import guard
 
 SEEDED_KEY = "seeded"
 SEEDED_FOLDERS = ("results", "logs")
@@ -88,6 +91,9 @@ def seed(parent: Path, run_dir: Path, registry_root: Path) -> list[dict]:
                                f"{digest[:12]}…)")
                 continue
             st = dest.stat()
+            # the fork's own record of the copy: its jobs' inputs are checked against it (guard.py)
+            guard.write_record(run_dir, rel, digest, st.st_size,
+                               f"{record['rule'] or 'a job'} of run {parent.name} (reused)")
             seeded.append({"path": rel, "sha256": digest, "rule": record["rule"], "parent_path": src.as_posix(),
                            "mtime_ns": st.st_mtime_ns, "inode": st.st_ino, "size": st.st_size})
     if changed:

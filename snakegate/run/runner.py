@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from snakegate.run import reuse, pinning
+from snakegate.run import pinning, reuse, stage
 from snakegate.run.entry import explicit_config, invocation_record, missing_outputs, reuse_fields, strip_prefix, MODULE_PREFIX
 from snakegate.errors import ExitCode, UserError
 from snakegate.gate.prove import gate
 from snakegate.models import GateError, GateResult
-from snakegate.provenance import runstore, snakemakelog
+from snakegate.provenance import runindex, runstore, seal, snakemakelog
 from snakegate.registry.workflows import Registry
 from snakegate.config.write import dump_config
 from snakegate.registry.settings import Settings
@@ -129,6 +129,12 @@ def execute(registry: Registry, settings: Settings, invocation: dict, options: R
     if pinned_from is None and options.seed_from is not None:
         pinned_from = options.seed_from  # a fork runs its parent's code, whoever starts it (CLI, chat)
     if pinned_from is not None:
+        from snakegate.run import integrity
+
+        # a rerun or fork trusts its parent's record (its code, its outputs): only if the record proves itself
+        check = integrity.check_record(pinned_from, settings.registry_root)
+        if not check.ok:
+            raise UserError(integrity.refusal_text(pinned_from, check, "run again"), ExitCode.INVALID)
         try:
             registry = pinning.registry_of_run(registry, pinned_from, str(invocation.get("workflow")))
         except pinning.PinError as exc:
@@ -207,6 +213,24 @@ def _copy_workflow(registry: Registry, result: GateResult, run_dir: Path):
             hint="run again once the workflow folder is no longer being edited")])) from None
 
 
+def _stage_inputs(wf, settings: Settings, result: GateResult, run_dir: Path) -> None:
+    """runs/<run_id>/inputs/: the gated inputs, copied and verified before Snakemake starts (snakegate.run.stage)."""
+    try:
+        stage.stage(run_dir, result.input_files, result.invocation.inputs, wf.schema, result.resolved_params,
+                    settings.registry_root, settings.stage_inputs)
+    except stage.StageError as exc:
+        raise GateRejected(stage_refusal(result.workflow, exc)) from None
+
+
+def stage_refusal(workflow: str | None, exc: "stage.StageError") -> GateResult:
+    """A staging refusal in the gate's shape: one input_changed error per changed input."""
+    hint = "run again: the gate hashes the inputs as they are now (and stop whatever is changing them)"
+    errors = [GateError(path=c["param"], code="input_changed", message=stage.changed_text([c]).split(": ", 1)[1],
+                        hint=hint) for c in exc.changed] or \
+             [GateError(path="params", code="input_changed", message=str(exc), hint=hint)]
+    return GateResult(ok=False, workflow=workflow, errors=errors)
+
+
 def _dag_refusal(registry, settings, invocation, outcome: "RunOutcome") -> GateResult | None:
     """When Snakemake failed before starting any job, the full gate (with its DAG step) says whether
     the params were the reason; its refusal then replaces the failed run. None otherwise."""
@@ -230,13 +254,15 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
                             options={"cores": options.cores, "executor": options.executor, "jobs": options.jobs,
                                      "profile": options.profile},
                             **extra_record)
+        runindex.pin(settings.registry_root, run_id, result.invocation_id)
         wf = _copy_workflow(registry, result, run_dir)
+        _stage_inputs(wf, settings, result, run_dir)
         if options.seed_from is not None:
             runstore.update_run(run_dir, **{reuse.SEEDED_KEY: reuse.seed(options.seed_from, run_dir,
                                                                                  settings.registry_root)})
         out_fd = os.open(run_dir / runstore.CONSOLE_LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    except OSError as exc:
-        raise _NotStarted(exc.strerror or str(exc)) from None
+    except (OSError, runindex.RunIndexError) as exc:
+        raise _NotStarted(getattr(exc, "strerror", None) or str(exc)) from None
 
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(settings.registry_root / "Snakefile"),
            "--configfile", str(run_dir / runstore.CONFIG_YAML), "--directory", str(settings.registry_root),
@@ -387,6 +413,7 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, sta
         if record.get("stage") != "finished" or not (run_dir / runstore.PROV_JSON).exists():
             _record_provenance_after(wf, settings, run_dir, result, record["status"])
             runstore.update_run(run_dir, stage="finished")
+        seal.seal_finished(run_dir, settings.registry_root)  # again: the exit code came after the handlers' seal
         return RunOutcome(run_id=run_id, run_dir=run_dir, status=record["status"], exit_code=exit_code,
                           record=runstore.read_run(run_dir), gate=result)
     ctx = _context(wf, settings, run_dir, result)
@@ -423,6 +450,7 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, sta
     _record_provenance_after(wf, settings, run_dir, result, status)
     runstore.update_run(run_dir, stage="finished")
     runstore.drop_reserve(run_dir)
+    seal.seal_finished(run_dir, settings.registry_root)
     return RunOutcome(run_id=run_id, run_dir=run_dir, status=status, exit_code=exit_code,
                       record=runstore.read_run(run_dir), gate=result)
 

@@ -19,7 +19,7 @@ import datetime as _dt
 import os
 from pathlib import Path
 
-from snakegate.provenance import runstore
+from snakegate.provenance import runstore, seal
 from snakegate.registry.settings import Settings
 
 INTERRUPTED_ERROR = ("the run stopped without recording its end: no process held its run folder when this was "
@@ -45,7 +45,9 @@ def refresh(settings: Settings, run_dir: Path, record: dict) -> dict:
         if current.get("stage") == "provenance":  # the end was recorded, its PROV record never written
             _rebuild_provenance(settings, run_dir, Path(current.get("workdir") or settings.registry_root), current,
                                 _log_of(run_dir, current), current.get("status") or "failed")
-            return runstore.update_run(run_dir, stage="finished")
+            done = runstore.update_run(run_dir, stage="finished")
+            seal.seal_finished(run_dir, settings.registry_root)
+            return done
         return current
     except OSError as exc:
         return {**record, "status": "interrupted" if record.get("status") == "running" else record.get("status"),
@@ -97,6 +99,7 @@ def complete(settings: Settings, run_dir: Path, record: dict) -> dict:
     _rebuild_provenance(settings, run_dir, workdir, record, log_path, "interrupted")
     runstore.update_run(run_dir, stage="finished")
     runstore.drop_reserve(run_dir)
+    seal.seal_finished(run_dir, settings.registry_root)
     return runstore.read_run(run_dir)
 
 

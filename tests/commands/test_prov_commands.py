@@ -109,7 +109,8 @@ def test_verify_catches_one_changed_output_byte(sg, base):
         code, out, _ = sg("verify", base.name)
         assert code == 1
         assert f"runs/{base.name}/results/cleaned.csv: content changed" in out
-        assert out.count("\n  - ") == 1  # only that file
+        listed = [line for line in out.splitlines() if line.startswith("  - ")]
+        assert listed and all("results/cleaned.csv" in line for line in listed)  # only that file (and its seal)
         code, out, _ = sg("verify", base.name, "--json")
         report = json.loads(out)
         assert code == 1 and not report["ok"]

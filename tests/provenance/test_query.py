@@ -92,10 +92,12 @@ def test_derived_follows_the_chain_back_to_the_input_and_forward_from_it(ask, su
     sources = {Path(r["path"]).name for r in result["derived_from"]}
     assert sources == {"cleaned.csv", "loaded.csv", "tabular-penguins.csv"}  # transitively, back to the input
     code, out, _ = ask(succeeded_run.name, "--derived", "data/examples/tabular-penguins.csv", "--json")
-    into = {Path(r["path"]).name for r in json.loads(out)["derived_into"]}
-    assert into == {"loaded.csv", "cleaned.csv", "profile.json", "profile.png"}
+    into = {r["path"] for r in json.loads(out)["derived_into"]}
+    staged = f"runs/{succeeded_run.name}/inputs/data/examples/tabular-penguins.csv"  # the copy the jobs read
+    assert {Path(p).name for p in into} == {"tabular-penguins.csv", "loaded.csv", "cleaned.csv", "profile.json",
+                                            "profile.png"} and staged in into
     code, text, _ = ask(succeeded_run.name, "--derived", "results/profile.json")
-    assert "made by job profile (succeeded)" in text and "derived from (3):" in text
+    assert "made by job profile (succeeded)" in text and "derived from (4):" in text
 
 
 def test_derived_of_a_fork_output_reaches_the_parent_file_it_copied(ask, fork_run, succeeded_run):

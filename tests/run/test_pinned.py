@@ -10,80 +10,20 @@ can be held before it reads its config by a test-only sitecustomize (see `pause_
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
-from ruamel.yaml import YAML
 
 from registry_copies import clean_env, make_registry, run_names, snakegate
+from waits import (  # noqa: F401 - the waiting workflow, its fixtures and helpers
+    PENGUINS, WAITS_FOR_GO, _yaml_dump, _yaml_load, finish, gate_dir, only_run, plain_start, record_of, registry,
+    sg_start, sha256, start, wait_for, waits_config)
 
-PENGUINS = "data/examples/tabular-penguins.csv"
-
-WAITS_FOR_GO = {
-    "workflow.yaml": """\
-        id: waits-for-go
-        version: 0.1.0
-        title: Waits for go
-        description: Copies a table once <gate_dir>/go exists, then stamps it with a script; for tests of what may change during a run.
-        tags: [test]
-        maintainers: [{name: snakegate tests}]
-        trust: community
-        rules:
-          wait_copy: {input: {table: csv-table}, output: {copied: csv-table}}
-          stamp: {input: {copied: csv-table}, output: {stamped: text}}
-        outputs:
-          copied: {path: results/copied.csv, type: csv-table, description: The table.}
-          stamped: {path: results/stamp.txt, type: text, description: What the stamp script writes.}
-        """,
-    "schema.json": json.dumps({
-        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
-        "additionalProperties": False, "required": ["table", "gate_dir"],
-        "properties": {
-            "table": {"type": "string", "x-artifact": "csv-table", "description": "Any CSV table."},
-            "gate_dir": {"type": "string", "description": "Folder where the first job says it started and waits for go."},
-        },
-    }),
-    "Snakefile": """\
-        rule all:
-            input:
-                "results/copied.csv",
-                "results/stamp.txt",
-
-
-        rule wait_copy:
-            input:
-                table=config["table"],
-            output:
-                copied="results/copied.csv",
-            params:
-                gate_dir=config["gate_dir"],
-            shell:
-                "touch {params.gate_dir}/started; "
-                "for i in $(seq 1200); do [ -e {params.gate_dir}/go ] && break; sleep 0.1; done; "
-                "cp {input.table} {output.copied}"
-
-
-        rule stamp:
-            input:
-                copied="results/copied.csv",
-            output:
-                stamped="results/stamp.txt",
-            script:
-                "scripts/stamp.py"
-        """,
-    "scripts/stamp.py": """\
-        with open(snakemake.output.stamped, "w") as fh:
-            fh.write("original\\n")
-        """,
-}
 
 # Imported by every Python the test's snakegate starts; holds only `snakegate run`'s Snakemake child
 # (the one process that gets SNAKEGATE_EXPECTED_INVOCATION) until <pause dir>/go exists.
@@ -98,73 +38,6 @@ if _dir and os.environ.get("SNAKEGATE_EXPECTED_INVOCATION"):
             break
         time.sleep(0.05)
 """
-
-
-def _yaml_load(path: Path):
-    return YAML(typ="safe", pure=True).load(path.read_text())
-
-
-def _yaml_dump(path: Path, data) -> Path:
-    with open(path, "w") as fh:
-        YAML().dump(data, fh)
-    return path
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-def wait_for(path: Path, timeout: float = 120.0) -> None:
-    deadline = time.time() + timeout
-    while not path.exists():
-        assert time.time() < deadline, f"{path} never appeared"
-        time.sleep(0.05)
-
-
-def record_of(run_dir: Path) -> dict:
-    return json.loads((run_dir / "run.json").read_text())
-
-
-def only_run(root: Path) -> Path:
-    names = run_names(root)
-    assert len(names) == 1, names
-    return root / "runs" / names.pop()
-
-
-def start(root: Path, *args, env: dict | None = None) -> subprocess.Popen:
-    return subprocess.Popen(list(map(str, args)), cwd=root, env=env or clean_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
-
-
-def finish(proc: subprocess.Popen) -> tuple[str, str]:
-    out, err = proc.communicate(timeout=300)
-    assert "Traceback" not in out + err, err
-    return out, err
-
-
-def sg_start(root: Path, *args, env: dict | None = None) -> subprocess.Popen:
-    return start(root, sys.executable, "-m", "snakegate.cli", *args, env=env)
-
-
-def plain_start(root: Path, configfile: Path, *extra) -> subprocess.Popen:
-    return start(root, sys.executable, "-m", "snakemake", "--configfile", configfile, "--cores", "1", *extra)
-
-
-@pytest.fixture
-def registry(tmp_path) -> Path:
-    return make_registry(tmp_path / "registry", {"waits-for-go": WAITS_FOR_GO})
-
-
-@pytest.fixture
-def gate_dir(tmp_path) -> Path:
-    folder = tmp_path / "gate"
-    folder.mkdir()
-    return folder
-
-
-def waits_config(tmp_path: Path, gate_dir: Path, table: str = PENGUINS) -> Path:
-    return _yaml_dump(tmp_path / "waits.yaml", {"workflow": "waits-for-go",
-                                                "params": {"table": table, "gate_dir": str(gate_dir)}})
 
 
 # ---- 11.1 the invocation is pinned from gate to job ----------------------------------------------
@@ -323,35 +196,7 @@ def test_rerun_and_fork_work_from_the_run_record_after_the_registry_moved_on(tmp
     assert b"rows_left" not in (forked / "results/profile.json").read_bytes()  # the parent's code ran
 
 
-# ---- 11.2 inputs cannot change under a run --------------------------------------------------------
-@pytest.mark.parametrize("path", ["snakegate run", "plain snakemake"])
-def test_a_data_file_swapped_for_a_symlink_outside_the_roots_during_the_run_fails_it(registry, tmp_path,
-                                                                                    gate_dir, path):
-    table = registry / "data" / "examples" / "swap.csv"
-    shutil.copy(registry / PENGUINS, table)
-    gated = sha256(table)
-    outside = tmp_path / "outside.csv"
-    outside.write_text("species,secret\nadelie,42\n")
-    config = waits_config(tmp_path, gate_dir, table="data/examples/swap.csv")
-    proc = sg_start(registry, "run", config) if path == "snakegate run" else plain_start(registry, config)
-    try:
-        wait_for(gate_dir / "started")
-        table.unlink()
-        table.symlink_to(outside)
-    finally:
-        (gate_dir / "go").touch()
-    out, err = finish(proc)
-    assert proc.returncode != 0, out + err
-    assert "input_changed" in out + err
-    run_dir = only_run(registry)
-    record = record_of(run_dir)
-    assert record["status"] == "failed" and record["error_code"] == "input_changed"
-    [changed] = record["input_changed"]
-    assert changed["param"] == "params.table" and changed["path"] == str(table)
-    assert changed["gated_sha256"] == gated and changed["current_sha256"] == sha256(outside)
-    assert "outside the data roots" in changed["reason"]
-    assert gated[:12] in record["error"] and sha256(outside)[:12] in record["error"]
-    assert (run_dir / "prov.json").is_file()
+# ---- 11.2 inputs cannot change under a run: tests/run/test_staging.py ---------------------------------
 
 
 # ---- 12.7 succeeded means the declared outputs exist ----------------------------------------------
@@ -474,7 +319,8 @@ def test_fork_refuses_when_a_parent_output_it_would_reuse_changed(parent):
     try:
         proc = snakegate(root, "fork", base.name, "--set", "missing_strategy=fill_mean")
         assert proc.returncode == 1, proc.stdout + proc.stderr
-        assert f"runs/{base.name}/results/loaded.csv" in proc.stderr
+        # the parent's record no longer proves itself (its seal): refused before anything is copied
+        assert base.name in proc.stderr and "results/loaded.csv" in proc.stderr
         assert recorded[:12] in proc.stderr and sha256(loaded)[:12] in proc.stderr
         assert run_names(root) == before  # no fork folder left
     finally:

@@ -46,7 +46,9 @@ def main(smk):
         label = smk.params.label_column
         if label not in frame.columns:
             fail(f"label column {label!r} is not in {dataset}; columns are {list(frame.columns)}")
-    logging.info("read %s: %d rows, %d columns; label column %r", dataset, len(frame), frame.shape[1], label)
+    # the file name only: the path names the run folder (the run reads a staged copy) and the machine
+    logging.info("read %s: %d rows, %d columns; label column %r", os.path.basename(dataset), len(frame), frame.shape[1],
+                 label)
 
     features = [c for c in frame.columns if c != label]
     if not features:

@@ -39,7 +39,8 @@ for name, cols in (("feature_columns", features), ("target_properties", targets)
         fail(f"{name} lists {dupes} more than once")
 
 table = pd.read_csv(path)
-log.info("read %s: %d rows x %d columns", path, *table.shape)
+# the file name only: the path names the run folder (the run reads a staged copy) and the machine
+log.info("read %s: %d rows x %d columns", os.path.basename(path), *table.shape)
 
 used = features + targets
 absent = [c for c in used if c not in table.columns]

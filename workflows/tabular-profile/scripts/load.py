@@ -16,7 +16,8 @@ logging.basicConfig(filename=snakemake.log[0], filemode="w", level=logging.INFO,
 log = logging.getLogger("load")
 
 table = pd.read_csv(snakemake.input.dataset)
-log.info("read %s: %d rows x %d columns", snakemake.input.dataset, *table.shape)
+# the file name only: the path names the run folder (the run reads a staged copy) and the machine
+log.info("read %s: %d rows x %d columns", os.path.basename(snakemake.input.dataset), *table.shape)
 
 columns = snakemake.params.columns
 if columns:

@@ -1,0 +1,309 @@
+"""Stage, then trust: every gated input is copied into the run folder before any job, hashed as it is
+copied, and the jobs are handed the copies, never the files in the data roots.
+
+`stage()` copies each input the gate hashed into `runs/<run_id>/inputs/<path>` (the path inside the
+registry, or `_abs/<absolute path>` for a data root outside it, so files that sit side by side in a
+data root sit side by side here too), computes each copy's sha256 from the bytes it wrote and refuses
+(`StageError`, code input_changed) when that is not the digest the gate approved: a file swapped,
+rewritten or replaced by a symlink between the gate and the run is never handed to a job. A sample
+sheet is handed over as a copy whose path cells name the staged copies of their files (one
+absolute path each), so the workflow can reach nothing but staged bytes through it either.
+Copies are read-only (0444; their folders stay writable, so a tool may write an index beside its
+input inside the run). `runs/<run_id>/inputs.json` records, per invocation input key, the source,
+the staged path and the staged bytes' sha256: what the job gate and the job guard check against.
+
+Mode `copy` (the default) tries a reflink first (a copy-on-write clone: free on btrfs and XFS) and
+otherwise copies; mode `link` (`[run] stage_inputs = "link"` in snakegate.toml, for inputs too big to
+copy) hard-links when the data root and the runs folder share a filesystem: then a file swapped or
+replaced in the data root is still never read, and one rewritten in place is caught by the hash
+check before each job and at the end of the run, not prevented.
+
+It reads the gated sources once and writes only under runs/<run_id>/inputs/ and inputs.json.
+"""
+
+from __future__ import annotations
+
+import csv
+import errno
+import fcntl
+import hashlib
+import io
+import os
+import shutil
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from snakegate.contract import artifacts, sheets
+from snakegate.contract.dialect import format_path, iter_nodes
+from snakegate.provenance import runstore
+from snakegate.provenance.hashing import folder_hash
+from snakegate.run.staged import INPUTS_DIR, MANIFEST
+
+MODES = ("copy", "link")
+_FICLONE = 0x40049409  # linux/fs.h: clone a whole file (reflink)
+_BLOCK = 1 << 20
+
+
+class StageError(Exception):
+    """An input cannot be staged, or its staged bytes are not what the gate approved."""
+
+    def __init__(self, message: str, changed: list[dict] | None = None):
+        super().__init__(message)
+        self.changed = changed or []
+
+
+@dataclass(frozen=True)
+class Staged:
+    key: str  # invocation input key: params.table, params.samples[row 2].reads
+    source: str  # the gated file as the invocation names it (registry-relative or absolute)
+    path: str  # the staged copy, relative to the run folder
+    sha256: str  # of the staged bytes (a sample sheet's rewritten copy: of the rewrite)
+    size: int
+    gated_sha256: str  # what the gate hashed (differs from sha256 only for a rewritten sample sheet)
+
+    def record(self) -> dict:
+        out = {"source": self.source, "path": self.path, "sha256": self.sha256, "size": self.size}
+        if self.gated_sha256 != self.sha256:
+            out["gated_sha256"] = self.gated_sha256
+        return out
+
+
+def staged_name(source: Path, registry_root: Path) -> str:
+    """Where a source lands under inputs/: its registry-relative path, else `_abs/<absolute path>`."""
+    try:
+        return source.relative_to(registry_root.resolve()).as_posix()
+    except ValueError:
+        return "_abs/" + source.as_posix().lstrip("/")
+
+
+def stage(run_dir: Path, input_files: dict[str, str], gated: dict[str, str], schema: dict, params: dict,
+          registry_root: Path, mode: str = "copy") -> dict[str, Staged]:
+    """Copy every gated input (key -> resolved source path in `input_files`, key -> approved sha256 in
+    `gated`) into the run folder and record it; StageError when a copy is not the approved bytes."""
+    if mode not in MODES:
+        raise StageError(f"stage_inputs is {mode!r} in snakegate.toml; use one of: {', '.join(MODES)}")
+    run_dir = Path(run_dir)
+    root = Path(registry_root)
+    sheet_keys = _sheet_params(schema, params)
+    staged: dict[str, Staged] = {}
+    by_source: dict[str, Staged] = {}
+    changed: list[dict] = []
+    for key in sorted(gated, key=lambda k: (k in sheet_keys, k)):  # a sheet's files before the sheet
+        source = Path(input_files[key])
+        name = staged_name(source, root)
+        rel = f"{INPUTS_DIR}/{name}"
+        if key in sheet_keys:
+            digest, size, rewritten = _stage_sheet(source, run_dir / rel, sheet_keys[key], key, staged, run_dir)
+            entry = Staged(key, _shown(source, root), rel, rewritten, size, digest)
+        elif str(source) in by_source:  # two params naming one file: one copy
+            entry = by_source[str(source)]
+            entry = Staged(key, entry.source, entry.path, entry.sha256, entry.size, entry.gated_sha256)
+            digest = entry.sha256
+        else:
+            digest, size = _stage_one(source, run_dir / rel, mode)
+            entry = Staged(key, _shown(source, root), rel, digest, size, digest)
+            by_source[str(source)] = entry
+        if digest != gated[key]:
+            changed.append({"param": key, "path": entry.source, "gated_sha256": gated[key], "current_sha256": digest,
+                            "reason": "changed between the gate and the run"})
+        staged[key] = entry
+    if changed:
+        raise StageError(changed_text(changed), changed)
+    write_manifest(run_dir, staged, mode)
+    return staged
+
+
+def changed_text(changed: list[dict]) -> str:
+    parts = [f"{c['param']} = {c['path']} {c['reason']} (gated sha256 {c['gated_sha256'][:12]}…, now "
+             f"{(c.get('current_sha256') or 'unreadable')[:12]}{'…' if c.get('current_sha256') else ''})"
+             for c in changed]
+    return ("input_changed: a gated input is not the file the gate approved, so no job may read it: "
+            + "; ".join(parts))
+
+
+def _shown(source: Path, root: Path) -> str:
+    try:
+        return source.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(source)
+
+
+# ---- copying -------------------------------------------------------------------------------------
+def _stage_one(source: Path, dest: Path, mode: str) -> tuple[str, int]:
+    """(sha256, size) of the staged copy of `source` (a file, or a folder for the `directory` type)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    if dest.exists():
+        raise StageError(f"cannot stage {source}: {dest} already exists in the run folder")
+    try:
+        if source.is_dir():
+            return _stage_folder(source, dest)
+        if mode == "link" and _hard_link(source, dest):
+            return _hash_file(dest)
+        return _copy_file(source, dest)
+    except OSError as exc:
+        raise StageError(f"cannot stage the input {source} into the run folder: {exc.strerror or exc}") from None
+
+
+def _hard_link(source: Path, dest: Path) -> bool:
+    try:
+        os.link(source, dest, follow_symlinks=True)
+        return True
+    except OSError as exc:
+        if exc.errno in (errno.EXDEV, errno.EPERM, errno.EACCES, errno.EMLINK, errno.ENOTSUP):
+            return False  # another filesystem, or the kernel's protected_hardlinks: copy instead
+        raise
+
+
+def _copy_file(source: Path, dest: Path) -> tuple[str, int]:
+    """Copy (a reflink when the filesystem can) and hash the bytes written, in one read of the source."""
+    src_fd = os.open(source, os.O_RDONLY | getattr(os, "O_NOCTTY", 0))
+    try:
+        st = os.fstat(src_fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise StageError(f"cannot stage {source}: it is not a regular file")
+        dst_fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            try:
+                fcntl.ioctl(dst_fd, _FICLONE, src_fd)
+                cloned = True
+            except OSError:
+                cloned = False
+            if cloned:
+                digest, size = _hash_fd(dst_fd)
+            else:
+                digest, size = hashlib.sha256(), 0
+                while block := os.read(src_fd, _BLOCK):
+                    view = memoryview(block)
+                    while view:
+                        view = view[os.write(dst_fd, view):]
+                    digest.update(block)
+                    size += len(block)
+                digest = digest.hexdigest()
+            os.fsync(dst_fd)
+        finally:
+            os.close(dst_fd)
+    finally:
+        os.close(src_fd)
+    _keep_time(dest, st)
+    os.chmod(dest, 0o444)
+    return digest, size
+
+
+def _keep_time(dest: Path, source_stat: os.stat_result) -> None:
+    """The copy keeps the source's modification time, as `cp -p` does: Snakemake decides what is up to date
+    by mtime, so a fork's reused outputs stay newer than its freshly staged inputs."""
+    os.utime(dest, ns=(source_stat.st_atime_ns, source_stat.st_mtime_ns))
+
+
+def _hash_fd(fd: int) -> tuple[str, int]:
+    digest, size = hashlib.sha256(), 0
+    os.lseek(fd, 0, os.SEEK_SET)
+    while block := os.read(fd, _BLOCK):
+        digest.update(block)
+        size += len(block)
+    return digest.hexdigest(), size
+
+
+def _hash_file(path: Path) -> tuple[str, int]:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return _hash_fd(fd)
+    finally:
+        os.close(fd)
+
+
+def _stage_folder(source: Path, dest: Path) -> tuple[str, int]:
+    """A folder input (artifact type `directory`): every file copied, the folder hashed as the gate hashes it."""
+    shutil.copytree(source, dest, symlinks=False)
+    for dirpath, _dirs, files in os.walk(dest):
+        for name in files:
+            os.chmod(Path(dirpath) / name, 0o444)
+    size = sum(p.stat().st_size for p in dest.rglob("*") if p.is_file())
+    return folder_hash(dest, use_cache=False), size
+
+
+# ---- sample sheets -------------------------------------------------------------------------------
+def _sheet_params(schema: dict, params: dict) -> dict[str, tuple[str, str]]:
+    """Input key of each sample-sheet param with path columns -> (param name, artifact type)."""
+    out = {}
+    for node in iter_nodes(schema, params):
+        row = sheets.row_schema(node.schema)
+        if row is not None and sheets.path_columns(row) and isinstance(node.value, str) and not node.is_key:
+            out[format_path(("params",) + node.parts)] = (format_path(node.parts), node.schema.get("x-artifact"))
+    return out
+
+
+def _stage_sheet(source: Path, dest: Path, sheet: tuple[str, str], key: str, staged: dict[str, Staged],
+                 run_dir: Path) -> tuple[str, int, str]:
+    """(sha256 of the sheet as gated, size of the copy, sha256 of the copy): the copy names, in each path
+    cell, the absolute path of that cell's staged file; every other byte of every row is kept."""
+    name, type_name = sheet
+    try:
+        raw = source.read_bytes()
+    except OSError as exc:
+        raise StageError(f"cannot stage the sample sheet {source}: {exc.strerror or exc}") from None
+    gated_digest = hashlib.sha256(raw).hexdigest()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise StageError(f"cannot stage the sample sheet {source}: it is not UTF-8 text") from None
+    header, rows = sheets.read_rows(text, artifacts.delimiter(type_name))
+    out = io.StringIO()
+    writer = csv.writer(out, delimiter=artifacts.delimiter(type_name), lineterminator="\n")
+    writer.writerow(header)
+    for n, (_line, cells) in enumerate(rows, start=1):
+        record = []
+        for column in header:
+            cell = cells.get(column, "")
+            entry = staged.get(sheets.input_key(name, n, column))
+            record.append(str(run_dir / entry.path) if entry is not None and cell else cell)
+        writer.writerow(record)
+    data = out.getvalue().encode("utf-8")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    _keep_time(dest, source.stat())
+    os.chmod(dest, 0o444)
+    return gated_digest, len(data), hashlib.sha256(data).hexdigest()
+
+
+# ---- the record ----------------------------------------------------------------------------------
+def write_manifest(run_dir: Path, staged: dict[str, Staged], mode: str) -> None:
+    runstore.write_json_atomic(Path(run_dir) / MANIFEST,
+                               {"mode": mode, "inputs": {k: v.record() for k, v in sorted(staged.items())}})
+
+
+def recheck(run_dir: Path, entries: dict[str, dict] | None, registry_root: Path) -> list[dict]:
+    """Every staged copy hashed again from its bytes: one entry per copy that is no longer what was staged,
+    {param, path (from the registry root, as run.json names files), gated_sha256, current_sha256, reason}.
+    Reads the copies, writes nothing."""
+    changed: list[dict] = []
+    seen: dict[str, str | None] = {}
+    for key, entry in sorted((entries or {}).items()):
+        path = Path(run_dir) / entry["path"]
+        if entry["path"] not in seen:
+            seen[entry["path"]] = current_digest(path)
+        current = seen[entry["path"]]
+        if current != entry.get("sha256"):
+            changed.append({"param": key, "path": _shown(path, Path(registry_root)), "gated_sha256": entry.get("sha256"),
+                            "current_sha256": current,
+                            "reason": "was changed in the run folder during the run" if current
+                            else "was removed from the run folder during the run"})
+    return changed
+
+
+def current_digest(path: Path) -> str | None:
+    """sha256 of what is at `path` now (a folder hashed as the gate hashes one), None when unreadable."""
+    try:
+        if path.is_dir():
+            return folder_hash(path, use_cache=False)
+        return _hash_file(path)[0]
+    except OSError:
+        return None
