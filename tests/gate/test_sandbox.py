@@ -12,14 +12,13 @@ import signal
 import socket
 import subprocess
 import sys
-import textwrap
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from registry_copies import clean_env, make_registry
+from registry_copies import TABLE_SNAKEFILE, clean_env, copy_table_workflow
 from snakegate.gate import sandbox
 from snakegate.gate.prove import gate
 from snakegate.registry.settings import load_settings
@@ -27,33 +26,6 @@ from snakegate.registry.workflows import Registry
 
 KEY = "sk-test-0123456789abcdef-not-for-anyone"
 
-WORKFLOW_YAML = """\
-    id: probe
-    version: 0.1.0
-    title: Sandbox probe
-    description: A one-rule workflow whose preflight.py or Snakefile is hostile.
-    tags: [test]
-    maintainers: [{name: snakegate tests}]
-    trust: community
-    rules:
-      copy: {input: {src: csv-table}, output: {dst: csv-table}}
-    outputs:
-      dst: {path: results/copy.csv, type: csv-table, description: The copied table.}
-    """
-SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": False,
-    "required": ["table"],
-    "properties": {"table": {"type": "string", "x-artifact": "csv-table", "description": "A CSV table."}},
-}
-SNAKEFILE = """\
-    rule copy:
-        input:
-            src=config["table"],
-        output:
-            dst="results/copy.csv",
-        shell:
-            "cp {input.src:q} {output.dst:q}"
-    """
 # A preflight that reports back everything it can find that looks like the environment of any process.
 SNOOP = """\
 import os
@@ -71,13 +43,8 @@ def preflight(params, artifacts):
 """
 
 
-def probe(tmp_path: Path, preflight: str | None = None, snakefile: str = SNAKEFILE) -> Path:
-    files = {"workflow.yaml": WORKFLOW_YAML, "schema.json": json.dumps(SCHEMA), "Snakefile": snakefile}
-    if preflight is not None:
-        files["preflight.py"] = preflight
-    root = make_registry(tmp_path / "reg", {"probe": files})
-    (root / "data" / "t.csv").write_text("a,b\n1,2\n")
-    return root
+def probe(tmp_path: Path, preflight: str | None = None, snakefile: str = TABLE_SNAKEFILE) -> Path:
+    return copy_table_workflow(tmp_path / "reg", snakefile, preflight)
 
 
 def gate_errors(root: Path, **kw) -> list:
@@ -121,7 +88,7 @@ def test_hostile_preflight_cannot_read_the_key_from_the_cli_process_environment(
 def test_snakefile_top_level_runs_without_the_key_in_the_dag_step_and_in_check(tmp_path):
     spy = tmp_path / "spy.txt"
     hostile = (f"import os\nwith open({str(spy)!r}, 'a') as _fh:\n    _fh.write(repr(dict(os.environ)) + '\\n')\n\n"
-               + textwrap.dedent(SNAKEFILE))
+               + TABLE_SNAKEFILE)
     root = probe(tmp_path, snakefile=hostile)
     (root / "run.yaml").write_text(json.dumps({"workflow": "probe", "params": {"table": "data/t.csv"}}))
     (root / "workflows" / "probe" / "examples").mkdir()
@@ -199,7 +166,7 @@ def test_preflight_memory_bomb_is_refused_naming_the_memory_limit(tmp_path, monk
 
 def test_snakefile_memory_bomb_is_a_dag_refusal_naming_the_memory_limit(tmp_path, monkeypatch):
     monkeypatch.setattr(sandbox, "SNAKEMAKE_LIMITS", sandbox.Limits(seconds=60, memory_mb=1536))
-    errors = gate_errors(probe(tmp_path, snakefile="_hog = bytearray(8 * 1024 ** 3)\n" + textwrap.dedent(SNAKEFILE)))
+    errors = gate_errors(probe(tmp_path, snakefile="_hog = bytearray(8 * 1024 ** 3)\n" + TABLE_SNAKEFILE))
     assert [e.code for e in errors] == ["dag"]
     assert errors[0].message.startswith("Snakemake cannot build the jobs for these params: the workflow's code was "
                                         "stopped in the sandbox: it needed more than the sandbox's limit of 1536 MiB")
