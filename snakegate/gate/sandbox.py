@@ -3,9 +3,10 @@
 The gate and `snakegate check` must execute some of a workflow's own code: its
 `preflight.py`, and the top level of its Snakefile while Snakemake builds the
 DAG or lints it. None of that runs in the calling process (the chat, the MCP
-server, the CLI), which may hold the model's API key. It runs in one worker
-process per snakegate process, started on first use and kept (a warm
-`validate_params` pays a pipe round trip and a fork, not a Python start):
+server, the CLI), which may hold the model's API key. It runs in worker
+processes started on first use and kept (one for preflights, one that has
+imported Snakemake for DAGs and lint), so a warm `validate_params` pays a pipe
+round trip and a fork, not a Python start:
 
 - the worker is started with a scrubbed environment (`scrubbed_env`: an
   allowlist of what Python and Snakemake need, and even of those nothing named
@@ -127,7 +128,7 @@ def isolation() -> tuple[list[str], str]:
     return _isolation
 
 
-# ---- the worker ------------------------------------------------------------------------------------------
+# ---- the workers -----------------------------------------------------------------------------------------
 
 class _Worker:
     """One started worker process and the pipe ends to talk to it."""
@@ -183,51 +184,63 @@ class _Worker:
         return line
 
 
-_worker: _Worker | None = None
-_lock = threading.Lock()  # one request at a time: the worker answers in order
+# Two workers: preflights in a small one (a fork of it costs about a millisecond), Snakemake's DAG and lint in
+# one that has imported Snakemake (forking that costs several); each answers one request at a time, in order.
+_workers: dict[str, _Worker] = {}
+_locks = {"preflight": threading.Lock(), "snakemake": threading.Lock()}
 
 
-def _stop_worker() -> None:
-    global _worker
-    if _worker is not None and _worker.owner == os.getpid():
-        _worker.kill()
-    _worker = None
+def _pool(kind: str) -> str:
+    return "preflight" if kind == "preflight" else "snakemake"
+
+
+def _stop_worker(pool: str | None = None) -> None:
+    """Kill a worker (or all of them); the next request starts a fresh one."""
+    for name in [pool] if pool else list(_workers):
+        worker = _workers.pop(name, None)
+        if worker is not None and worker.owner == os.getpid():
+            worker.kill()
 
 
 atexit.register(_stop_worker)
 
 
+def worker_pid(kind: str) -> int | None:
+    """The process id of the worker that answers `kind` requests, while one runs (for tests and diagnostics)."""
+    worker = _workers.get(_pool(kind))
+    return worker.proc.pid if worker is not None and worker.alive() else None
+
+
 def call(kind: str, payload: dict, limits: Limits) -> dict:
     """Run one `kind` request (preflight | dag | lint, see sandbox_worker) in the sandbox; its answer as plain
     data. Raises SandboxError when it gave none (time, memory, a crash, a worker that could not start)."""
-    global _worker
     nonce = secrets.token_hex(16)
     try:
         request = json.dumps({"id": nonce, "kind": kind, "payload": payload, "limits": asdict(limits)},
                              allow_nan=False).encode("utf-8") + b"\n"
     except (TypeError, ValueError) as exc:
         raise SandboxError("crashed", f"the values cannot be handed to the sandbox as plain data ({exc})") from None
-    with _lock:
-        if _worker is None or not _worker.alive():
-            if _worker is not None and _worker.owner == os.getpid():
-                _worker.kill()
+    pool = _pool(kind)
+    with _locks[pool]:
+        worker = _workers.get(pool)
+        if worker is None or not worker.alive():
+            _stop_worker(pool)
             try:
-                _worker = _Worker()
+                worker = _workers[pool] = _Worker()
             except OSError as exc:
-                _worker = None
                 raise SandboxError("unavailable", f"the sandbox worker could not be started ({exc})") from None
         # the worker enforces `limits.seconds` on the child; this margin covers its own start and the answer
         deadline = time.monotonic() + limits.seconds + 30.0
         try:
-            line = _worker.ask(request, deadline)
+            line = worker.ask(request, deadline)
             answer = json.loads(line)
             if not isinstance(answer, dict) or answer.get("id") != nonce:
                 raise ValueError("an answer to another request")
         except SandboxError:
-            _stop_worker()  # fail closed, and start afresh next time
+            _stop_worker(pool)  # fail closed, and start afresh next time
             raise
         except ValueError as exc:  # not JSON, or not ours
-            _stop_worker()
+            _stop_worker(pool)
             raise SandboxError("crashed", f"the sandbox worker answered nonsense ({exc})") from None
     if answer.get("ok"):
         return answer.get("result")

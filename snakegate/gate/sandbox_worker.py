@@ -128,7 +128,7 @@ def _warm(kind: str) -> None:
 
 # ---- one request: fork, limit, wait, clean up ------------------------------------------------------------
 
-def _child(handler, payload: dict, limits: dict, workdir: str, write_fd: int, closing: list[int]) -> None:
+def _child(handler, payload: dict, limits: dict, workdir: str | None, write_fd: int, closing: list[int]) -> None:
     """In the forked child: never returns."""
     code = 0
     try:
@@ -141,9 +141,10 @@ def _child(handler, payload: dict, limits: dict, workdir: str, write_fd: int, cl
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        os.environ["TMPDIR"] = workdir
-        tempfile.tempdir = workdir
-        os.chdir(workdir)
+        if workdir is not None:
+            os.environ["TMPDIR"] = workdir
+            tempfile.tempdir = workdir
+            os.chdir(workdir)
         try:
             answer = {"ok": True, "result": handler(payload)}
             data = json.dumps(answer, allow_nan=False)
@@ -159,14 +160,23 @@ def _child(handler, payload: dict, limits: dict, workdir: str, write_fd: int, cl
     os._exit(code)
 
 
-def _die_with_parent() -> None:
-    """Ask the kernel to kill this child when the worker dies (Linux only; best effort)."""
+def _libc():
     try:
         import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
+        return ctypes.CDLL(None, use_errno=True)
+    except (ImportError, OSError):
+        return None
+
+
+_LIBC = _libc()  # loaded once in the worker: each child only calls it
+
+
+def _die_with_parent() -> None:
+    """Ask the kernel to kill this child when the worker dies (Linux only; best effort)."""
+    try:
+        _LIBC.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except AttributeError:
         pass
 
 
@@ -232,7 +242,8 @@ def serve(request: dict, closing: list[int]) -> dict:
         return {"ok": False, "why": "crashed", "message": f"the sandbox does not know the request `{kind}`"}
     seconds = float(limits.get("seconds", 10))
     _warm(kind)
-    workdir = tempfile.mkdtemp(prefix="snakegate-sandbox-")
+    # Snakemake writes (its workdir, source cache): a fresh folder, removed afterwards; a preflight writes nothing
+    workdir = tempfile.mkdtemp(prefix="snakegate-sandbox-") if kind != "preflight" else None
     read_fd, write_fd = os.pipe()
     try:
         pid = os.fork()
@@ -254,7 +265,8 @@ def serve(request: dict, closing: list[int]) -> dict:
         os.close(read_fd)
         if "pid" in locals():
             _kill_leftovers(pid)
-        shutil.rmtree(workdir, ignore_errors=True)
+        if workdir is not None:
+            shutil.rmtree(workdir, ignore_errors=True)
     if line is not None:
         try:
             answer = json.loads(line)
