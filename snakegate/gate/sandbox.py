@@ -46,21 +46,22 @@ import time
 from dataclasses import asdict, dataclass
 
 WORKER_MODULE = "snakegate.gate.sandbox_worker"
-MAX_ANSWER_BYTES = 256 * 1024 * 1024  # a DAG of 10,000 jobs is a few MB; anything near this is an attack
 
 
 @dataclass(frozen=True)
 class Limits:
-    """What one request may use: wall-clock and CPU seconds, and address space in MiB."""
+    """What one request may use: wall-clock and CPU seconds, address space and the size of its answer in MiB."""
 
     seconds: float
     memory_mb: int
+    answer_mb: int = 4
 
 
-# A preflight is a few comparisons: seconds and a little memory are plenty. Snakemake building or linting
-# a DAG imports the workflow's libraries (pandas, numpy) and may expand 10,000 jobs.
-PREFLIGHT_LIMITS = Limits(seconds=10.0, memory_mb=2048)
-SNAKEMAKE_LIMITS = Limits(seconds=300.0, memory_mb=6144)
+# A preflight is a few comparisons: seconds and a little memory are plenty, and its findings fit in a few MiB.
+# Snakemake building or linting a DAG imports the workflow's libraries (pandas, numpy) and may expand 10,000
+# jobs (a few MiB of plain data).
+PREFLIGHT_LIMITS = Limits(seconds=10.0, memory_mb=2048, answer_mb=4)
+SNAKEMAKE_LIMITS = Limits(seconds=300.0, memory_mb=6144, answer_mb=256)
 
 # Environment the worker keeps: what Python, Snakemake and the libraries a Snakefile imports need to start.
 KEEP_NAMES = frozenset({
@@ -160,8 +161,9 @@ class _Worker:
             except OSError:
                 pass
 
-    def ask(self, request: bytes, deadline: float) -> bytes:
-        """Send one request line and read one answer line before `deadline`; SandboxError otherwise."""
+    def ask(self, request: bytes, deadline: float, max_bytes: int) -> bytes:
+        """Send one request line and read one answer line of at most `max_bytes` before `deadline`;
+        SandboxError otherwise."""
         try:
             self.proc.stdin.write(request)
             self.proc.stdin.flush()
@@ -178,7 +180,7 @@ class _Worker:
                 if not chunk:
                     raise SandboxError("crashed", "the sandbox worker died without answering")
                 self.buffer += chunk
-                if len(self.buffer) > MAX_ANSWER_BYTES:
+                if len(self.buffer) > max_bytes:
                     raise SandboxError("crashed", "the sandbox answered with more data than any real answer holds")
         line, _, self.buffer = self.buffer.partition(b"\n")
         return line
@@ -232,7 +234,7 @@ def call(kind: str, payload: dict, limits: Limits) -> dict:
         # the worker enforces `limits.seconds` on the child; this margin covers its own start and the answer
         deadline = time.monotonic() + limits.seconds + 30.0
         try:
-            line = worker.ask(request, deadline)
+            line = worker.ask(request, deadline, limits.answer_mb * 1024 * 1024 + 4096)
             answer = json.loads(line)
             if not isinstance(answer, dict) or answer.get("id") != nonce:
                 raise ValueError("an answer to another request")

@@ -32,7 +32,6 @@ import types
 from collections.abc import Mapping
 from typing import Any
 
-MAX_ANSWER_BYTES = 256 * 1024 * 1024
 MAX_TEXT = 2000  # characters of an exception message carried back
 
 
@@ -180,23 +179,23 @@ def _die_with_parent() -> None:
         pass
 
 
-def _read_answer(fd: int, deadline: float) -> tuple[bytes | None, bool]:
-    """(the child's answer line or None, timed out?)."""
-    data = b""
+def _read_answer(fd: int, deadline: float, max_bytes: int) -> tuple[bytes | None, str | None]:
+    """(the child's answer line, None) or (None, why not: timeout | too_large | silent)."""
+    data = bytearray()
     while b"\n" not in data:
         left = deadline - time.monotonic()
         if left <= 0:
-            return None, True
+            return None, "timeout"
         ready, _, _ = select.select([fd], [], [], left)
         if not ready:
-            return None, True
+            return None, "timeout"
         chunk = os.read(fd, 1 << 20)
         if not chunk:
-            return None, False
+            return None, "silent"
         data += chunk
-        if len(data) > MAX_ANSWER_BYTES:
-            return None, False
-    return data.partition(b"\n")[0], False
+        if len(data) > max_bytes:
+            return None, "too_large"
+    return bytes(data).partition(b"\n")[0], None
 
 
 def _kill_leftovers(child: int) -> None:
@@ -250,7 +249,8 @@ def serve(request: dict, closing: list[int]) -> dict:
         if pid == 0:
             _child(handler, payload, limits, workdir, write_fd, [read_fd, *closing])
         os.close(write_fd)
-        line, timed_out = _read_answer(read_fd, time.monotonic() + seconds)
+        max_bytes = int(limits.get("answer_mb", 4)) * 1024 * 1024
+        line, missing = _read_answer(read_fd, time.monotonic() + seconds, max_bytes)
         if line is not None:
             status = _wait_briefly(pid)  # it answered: it is exiting, and may not linger
         else:
@@ -275,8 +275,11 @@ def serve(request: dict, closing: list[int]) -> dict:
         except ValueError:
             pass
         return {"ok": False, "why": "crashed", "message": "it answered with something that is not plain data"}
-    if timed_out:
+    if missing == "timeout":
         return {"ok": False, "why": "timeout", "message": f"stopped after {seconds:g} s"}
+    if missing == "too_large":
+        return {"ok": False, "why": "crashed",
+                "message": f"its answer was larger than the sandbox's limit of {max_bytes // (1024 * 1024)} MiB"}
     if os.WIFSIGNALED(status):
         sig = os.WTERMSIG(status)
         if sig == signal.SIGXCPU:

@@ -223,3 +223,10 @@ def preflight(params, artifacts):
 """))
     assert [e.code for e in errors] == ["preflight"]
     assert "returned a list holding a value that is not plain data" in errors[0].message
+
+
+def test_preflight_answer_too_large_to_be_real_is_refused_not_read(tmp_path):
+    errors = gate_errors(probe(tmp_path, "def preflight(params, artifacts):\n"
+                                         "    return [{'path': 'table', 'message': 'x' * 1000}] * 20000\n"))
+    assert [e.code for e in errors] == ["preflight"]
+    assert "larger than the sandbox's limit of 4 MiB" in errors[0].message
