@@ -5,8 +5,8 @@ on stdout (echoing the request's id). It never runs workflow code itself: for
 each request it forks a child that sets its own limits (RLIMIT_AS, RLIMIT_CPU),
 works in a fresh temporary folder, runs the request's handler and writes the
 answer to a pipe of its own; the worker waits for it up to the wall-clock
-limit, then kills the child's process group and, when it is the first process
-of its own PID namespace, every other process in it, and removes the folder.
+limit, then kills the child's process group and every other process below the
+worker (it is a child subreaper: orphans come back to it), and removes the folder.
 The child never sees the worker's stdin or stdout.
 
 Handlers (run in the child; their answers are plain JSON data):
@@ -199,27 +199,57 @@ def _read_answer(fd: int, deadline: float, max_bytes: int) -> tuple[bytes | None
 
 
 def _kill_leftovers(child: int) -> None:
-    """Nothing the request started may outlive it: its process group, and as PID 1 of a namespace every
-    other process in it."""
+    """Nothing the request started may outlive it: its process group, then every descendant of the worker
+    (orphans are handed to the worker, a child subreaper, even when they left the group with setsid)."""
     try:
         os.killpg(child, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
-    if os.getpid() == 1:
-        for name in os.listdir("/proc"):
-            if name.isdigit() and int(name) != 1:
-                try:
-                    os.kill(int(name), signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-    end = time.monotonic() + 2.0
-    while time.monotonic() < end:  # reap the killed child and, as PID 1, every orphan handed to us
+    for _ in range(5):  # a process may fork while we look; killed ones cannot
+        found = _descendants()
+        if not found:
+            break
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        _reap(found)
+
+
+def _descendants() -> list[int]:
+    """Every live process below this one (read from /proc: in a PID namespace of its own, only the few in it)."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                fields = fh.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields and fields[0] != b"Z":
+            children.setdefault(int(fields[1]), []).append(int(name))
+    out, frontier = [], [os.getpid()]
+    while frontier:
+        kids = children.get(frontier.pop(), [])
+        out.extend(kids)
+        frontier.extend(kids)
+    return out
+
+
+def _reap(pids: list[int], seconds: float = 2.0) -> None:
+    """Collect the exit status of killed children (zombies otherwise) until none is left or time is up."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
             return
         if pid == 0:
-            time.sleep(0.005)
+            if not any(os.path.exists(f"/proc/{p}") for p in pids):
+                return
+            time.sleep(0.002)
 
 
 def _wait_briefly(pid: int, seconds: float = 2.0) -> int | None:
@@ -292,6 +322,10 @@ def serve(request: dict, closing: list[int]) -> dict:
 
 
 def main() -> None:
+    try:  # orphans of a request become our children, so _kill_leftovers finds them outside a PID namespace too
+        _LIBC.prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
+    except AttributeError:
+        pass
     proto_in = os.fdopen(os.dup(0), "rb")
     proto_out = os.fdopen(os.dup(1), "wb")
     null = os.open(os.devnull, os.O_RDWR)

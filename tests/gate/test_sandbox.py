@@ -53,21 +53,34 @@ def gate_errors(root: Path, **kw) -> list:
     return [] if result.ok else result.errors
 
 
+@pytest.fixture(params=["this machine's isolation", "no namespaces"])
+def isolation(request, monkeypatch):
+    """Each test that takes it runs twice: with the namespaces this machine grants, and without any (as on a
+    machine that grants none): the scrubbed environment, the limits and the clean-up hold either way."""
+    if request.param == "no namespaces":
+        monkeypatch.setattr(sandbox, "_isolation", ([], "no namespaces (forced by the test)"))
+    sandbox._stop_worker()  # start workers under this isolation (and with the environment the test set)
+    yield request.param
+    sandbox._stop_worker()  # the next test starts its own
+
+
 isolated = pytest.mark.skipif(not sandbox.isolation()[0],
                               reason="this machine grants no namespaces: " + sandbox.isolation()[1])
 
 
 # ---- secrets ----------------------------------------------------------------------------------------------
 
-def test_hostile_preflight_cannot_read_an_api_key_set_in_the_parent(tmp_path, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.setenv("SNAKEGATE_LLM_API_KEY", KEY)
-    monkeypatch.setenv("GITHUB_TOKEN", KEY)
-    sandbox._stop_worker()  # a worker started before the keys were set proves nothing: start one now
+@pytest.fixture
+def keys_set(monkeypatch):
+    for name in ("OPENAI_API_KEY", "SNAKEGATE_LLM_API_KEY", "GITHUB_TOKEN"):
+        monkeypatch.setenv(name, KEY)
+
+
+def test_hostile_preflight_cannot_read_an_api_key_set_in_the_parent(tmp_path, keys_set, isolation):
     errors = gate_errors(probe(tmp_path, SNOOP))
     assert len(errors) == 1 and errors[0].message.startswith("SAW env:"), errors
     assert "PATH" in errors[0].message  # it did read an environment: its own, scrubbed
-    assert KEY not in errors[0].message
+    assert KEY not in errors[0].message  # (set at run time, so /proc/<pid>/environ never held it either)
 
 
 @isolated
@@ -147,7 +160,7 @@ def preflight(params, artifacts):
 
 # ---- limits: never a hang, never a crash ------------------------------------------------------------------
 
-def test_preflight_that_never_returns_is_refused_naming_the_time_limit(tmp_path, monkeypatch):
+def test_preflight_that_never_returns_is_refused_naming_the_time_limit(tmp_path, monkeypatch, isolation):
     monkeypatch.setattr(sandbox, "PREFLIGHT_LIMITS", sandbox.Limits(seconds=2, memory_mb=2048))
     errors = gate_errors(probe(tmp_path, "def preflight(params, artifacts):\n    while True:\n        pass\n"))
     assert [e.code for e in errors] == ["preflight"]
@@ -192,7 +205,7 @@ def test_killed_worker_is_a_refusal_and_the_next_call_starts_a_fresh_worker(tmp_
     assert sandbox.worker_pid("preflight") not in (None, killed)
 
 
-def test_process_a_preflight_leaves_behind_is_killed_before_the_gate_answers(tmp_path):
+def test_process_a_preflight_leaves_behind_is_killed_before_the_gate_answers(tmp_path, isolation):
     marker = tmp_path / "still-alive"
     errors = gate_errors(probe(tmp_path, f"""\
 import os, time
