@@ -233,7 +233,8 @@ def exposed_in_folder(folder: Path, schema: dict | None) -> frozenset[str]:
         return frozenset()
     try:
         stamp = tuple(sorted((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in Path(folder).rglob("*")
-                             if p.is_file() and p.suffix in ("", ".smk", ".py") and "test" not in p.parts))
+                             if p.is_file() and p.suffix in ("", ".smk", ".py")
+                             and "test" not in p.relative_to(folder).parts))
     except OSError:
         return frozenset()
     return _exposed_cached(str(folder), stamp, json.dumps(schema, sort_keys=True))
