@@ -25,8 +25,8 @@ round trip and a fork, not a Python start:
 Fail closed: a request that times out, runs out of memory, crashes, or whose
 worker dies or answers nonsense raises `SandboxError` with a sentence saying
 which; the gate turns it into a refusal. A dead worker is replaced on the next
-call. Answers are plain JSON data, never objects. This module reads and writes
-nothing itself; it starts processes.
+call. Answers are plain JSON data, never objects. This module starts processes
+and gives each worker a temporary folder that goes with it; it reads nothing.
 """
 
 from __future__ import annotations
@@ -38,9 +38,11 @@ import re
 import resource
 import secrets
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from dataclasses import asdict, dataclass
@@ -136,10 +138,18 @@ class _Worker:
 
     def __init__(self):
         prefix, _ = isolation()
-        self.proc = subprocess.Popen(
-            [*prefix, sys.executable, "-m", WORKER_MODULE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, env=scrubbed_env(), cwd="/", start_new_session=True)
-        self.buffer = b""
+        # the worker's temporary files (Snakemake's workdirs) live in a folder removed with the worker, even
+        # when it was killed in the middle of a request
+        self.tmp = tempfile.mkdtemp(prefix="snakegate-sandbox-")
+        env = scrubbed_env() | {"TMPDIR": self.tmp}
+        try:
+            self.proc = subprocess.Popen(
+                [*prefix, sys.executable, "-m", WORKER_MODULE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL, env=env, cwd="/", start_new_session=True)
+        except OSError:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            raise
+        self.buffer = bytearray()
         self.owner = os.getpid()  # a forked copy of this process must not talk over the same pipes
 
     def alive(self) -> bool:
@@ -160,6 +170,7 @@ class _Worker:
                 stream.close()
             except OSError:
                 pass
+        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def ask(self, request: bytes, deadline: float, max_bytes: int) -> bytes:
         """Send one request line and read one answer line of at most `max_bytes` before `deadline`;
@@ -182,7 +193,8 @@ class _Worker:
                 self.buffer += chunk
                 if len(self.buffer) > max_bytes:
                     raise SandboxError("crashed", "the sandbox answered with more data than any real answer holds")
-        line, _, self.buffer = self.buffer.partition(b"\n")
+        line, _, rest = bytes(self.buffer).partition(b"\n")
+        self.buffer = bytearray(rest)
         return line
 
 
