@@ -9,12 +9,21 @@ Item 2 is `validate_params` as the agent calls it: `gate()` repeated in one
 process on an already-loaded registry (the first call, which builds the DAG,
 is reported apart as `cold`).
 
-Run alone: python bench/bench_gate.py [--quick]
+Item 3 is what the sandbox costs (`snakegate.gate.sandbox`: preflight.py and
+Snakemake's DAG run in a forked child of a worker process, not in the caller):
+`validate_params` cold (the first call in a fresh process: worker start,
+Snakemake import, DAG) and warm (the same params again: a preflight round trip
+per call, the DAG from the cache), with the sandbox and in-process as before
+(the same handlers called directly), interleaved in one run; the ratio is
+sandbox / in-process.
+
+Run alone: python bench/bench_gate.py [--quick] [--sandbox-only]
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -143,12 +152,116 @@ def warm_gate(quick: bool, calls: int) -> dict:
     return {"rows": rows, "target": f"median <= {WARM_TARGET_S * 1000:.0f} ms per call"}
 
 
+def in_process(kind: str, payload: dict, limits) -> dict:
+    """The gate as it was before the sandbox: the same handlers, run in the calling process."""
+    from snakegate.gate import sandbox_worker
+    return sandbox_worker.HANDLERS[kind](payload)
+
+
+def use_sandbox(on: bool, fresh_dags: bool = True) -> None:
+    """Route the gate's preflight and DAG steps through the sandbox (on) or call them in-process (off); with
+    `fresh_dags` the next call builds its DAG again."""
+    from snakegate.gate import dag, sandbox
+    global _real_call
+    _real_call = _real_call or sandbox.call
+    sandbox.call = _real_call if on else in_process
+    if fresh_dags:
+        dag._cache.clear()
+
+
+_real_call = None
+
+
+def cold_probe(mode: str, wf_id: str, example: str) -> None:
+    """In a fresh process: the first validate_params, with (`sandbox`) or without (`inprocess`) the sandbox;
+    prints its wall seconds as JSON."""
+    from snakegate.agent.actions.platform import ActionContext, call_action
+    from snakegate.config.read import read_run_config
+    from snakegate.registry.settings import load_settings
+    from snakegate.registry.workflows import Registry
+
+    use_sandbox(mode == "sandbox")
+    ctx = ActionContext(Registry.load(REPO), load_settings(REPO))
+    invocation, _ = read_run_config(Path(example))
+    start = time.perf_counter()
+    outcome = call_action(ctx, "validate_params", {"workflow": wf_id, "params": invocation.get("params") or {}})
+    print(json.dumps({"s": time.perf_counter() - start, "ok": outcome.ok}))
+
+
+def sandbox_cost(quick: bool, calls: int, reps: int) -> dict:
+    """3. validate_params cold and warm with the sandbox vs in-process, per curated workflow, as ratios."""
+    from snakegate.agent.actions.platform import ActionContext, call_action
+    from snakegate.config.read import read_run_config
+    from snakegate.gate import sandbox
+    from snakegate.registry.settings import load_settings
+    from snakegate.registry.workflows import Registry
+
+    print(f"3. sandbox cost: validate_params cold (fresh process, median of {reps}) and warm (x {calls}), "
+          f"sandbox vs in-process; isolation: {sandbox.isolation()[1]}", flush=True)
+    ctx = ActionContext(Registry.load(REPO), load_settings(REPO))
+    rows = []
+    for wf_id, example in curated_examples():
+        invocation, error = read_run_config(example)
+        if error is not None:
+            rows.append({"case": wf_id, "problems": [error.message]})
+            continue
+        arguments = {"workflow": wf_id, "params": invocation.get("params") or {}}
+        cold: dict[str, list[float]] = {"sandbox": [], "inprocess": []}
+        problems = []
+        for _ in range(reps):
+            for mode in cold:  # interleaved: a change of load hits both
+                proc = subprocess.run([sys.executable, __file__, "--cold-probe", mode, wf_id, str(example)],
+                                      capture_output=True, text=True, timeout=900, cwd=REPO)
+                try:
+                    probe = json.loads(proc.stdout.strip().splitlines()[-1])
+                    cold[mode].append(probe["s"]) if probe["ok"] else problems.append(f"{mode}: not ok")
+                except (IndexError, ValueError):
+                    problems.append(f"{mode}: {proc.stderr.strip()[-200:]}")
+        warm: dict[str, list[float]] = {"sandbox": [], "inprocess": []}
+        for mode in warm:
+            use_sandbox(mode == "sandbox")
+            call_action(ctx, "validate_params", arguments)  # builds the DAG once; the warm calls reuse it
+        for _ in range(calls):
+            for mode in warm:
+                use_sandbox(mode == "sandbox", fresh_dags=False)
+                start = time.perf_counter()
+                outcome = call_action(ctx, "validate_params", arguments)
+                warm[mode].append(time.perf_counter() - start)
+                if not outcome.ok:
+                    problems.append(f"{mode}: warm call refused")
+        use_sandbox(True)
+        c_s, c_i = median(cold["sandbox"]), median(cold["inprocess"])
+        w_s, w_i = median(warm["sandbox"]), median(warm["inprocess"])
+        row = {"case": f"{wf_id} ({example.name})", "cold_sandbox_s": r3(c_s), "cold_inprocess_s": r3(c_i),
+               "cold_ratio": r3(c_s / c_i) if c_s and c_i else None,
+               "warm_sandbox_ms": round(w_s * 1000, 2) if w_s else None,
+               "warm_inprocess_ms": round(w_i * 1000, 2) if w_i else None,
+               "warm_ratio": r3(w_s / w_i) if w_s and w_i else None, "calls": calls, "cold_runs": reps,
+               "target": f"warm sandbox median <= {WARM_TARGET_S * 1000:.0f} ms",
+               "met": w_s is not None and w_s <= WARM_TARGET_S}
+        if problems:
+            row["problems"] = problems[:3]
+        rows.append(row)
+        print(f"  {row['case']:<36} cold {fmt_s(c_s):>8} vs {fmt_s(c_i):>8} (x{fmt_ratio(row['cold_ratio'])})   "
+              f"warm {row['warm_sandbox_ms']} ms vs {row['warm_inprocess_ms']} ms (x{fmt_ratio(row['warm_ratio'])})",
+              flush=True)
+    return {"rows": rows, "isolation": sandbox.isolation()[1],
+            "target": f"warm validate_params with the sandbox <= {WARM_TARGET_S * 1000:.0f} ms (median)"}
+
+
 if __name__ == "__main__":
+    if "--cold-probe" in sys.argv:
+        i = sys.argv.index("--cold-probe")
+        cold_probe(*sys.argv[i + 1:i + 4])
+        sys.exit(0)
     quick = "--quick" in sys.argv
-    scratch = Scratch()
-    try:
-        out = {"gate_vs_dry_run": gate_vs_dry_run(scratch, quick, reps=1 if quick else 3, timeout=600),
-               "warm_gate": warm_gate(quick, calls=10 if quick else 50)}
-    finally:
-        scratch.close()
+    out = {}
+    if "--sandbox-only" not in sys.argv:
+        scratch = Scratch()
+        try:
+            out = {"gate_vs_dry_run": gate_vs_dry_run(scratch, quick, reps=1 if quick else 3, timeout=600),
+                   "warm_gate": warm_gate(quick, calls=10 if quick else 50)}
+        finally:
+            scratch.close()
+    out["sandbox_cost"] = sandbox_cost(quick, calls=10 if quick else 50, reps=1 if quick else 3)
     print(json.dumps(out, indent=2))

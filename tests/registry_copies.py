@@ -159,3 +159,44 @@ def one_rule_workflow(wf_id: str, title: str, description: str, shell: str, labe
                 "{shell}"
         '''
     return files
+
+
+TABLE_SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": False,
+    "required": ["table"],
+    "properties": {"table": {"type": "string", "x-artifact": "csv-table", "description": "A CSV table."}},
+}
+TABLE_SNAKEFILE = """\
+rule copy:
+    input:
+        src=config["table"],
+    output:
+        dst="results/copy.csv",
+    shell:
+        "cp {input.src:q} {output.dst:q}"
+"""
+
+
+def copy_table_workflow(root: Path, snakefile: str = TABLE_SNAKEFILE, preflight: str | None = None) -> Path:
+    """A registry at `root` with workflow `probe` (community): one rule copying the `table` param's CSV, with
+    the given Snakefile and preflight.py (for hostile-code tests), and data/t.csv to point `table` at."""
+    files = {
+        "workflow.yaml": """\
+            id: probe
+            version: 0.1.0
+            title: Probe
+            description: A one-rule workflow whose preflight.py or Snakefile is under test.
+            tags: [test]
+            maintainers: [{name: snakegate tests}]
+            trust: community
+            rules:
+              copy: {input: {src: csv-table}, output: {dst: csv-table}}
+            outputs:
+              dst: {path: results/copy.csv, type: csv-table, description: The copied table.}
+            """,
+        "schema.json": json.dumps(TABLE_SCHEMA), "Snakefile": snakefile}
+    if preflight is not None:
+        files["preflight.py"] = preflight
+    make_registry(root, {"probe": files})
+    (root / "data" / "t.csv").write_text("a,b\n1,2\n")
+    return root

@@ -2,19 +2,18 @@
 examples, build their DAGs, lint and format-check it, and hand plain `WorkflowFacts` to the pure proofs.
 
 A crash while gathering is recorded in the facts, never raised. Nothing is written next to the workflow.
+Every step that executes the workflow's own Python (its preflight while an example is gated, Snakemake
+building the DAG or linting) runs in the sandbox (`snakegate.gate.sandbox`), and so does snakefmt; reading
+the workflow (`snakegate.check.reading`) only parses it.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import re
 import shutil
-import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from snakegate.check.facts import ExampleFacts, Finding, WorkflowFacts
@@ -211,72 +210,29 @@ def _sheet_inputs(schema: dict, params: dict, settings) -> dict[str, tuple[str, 
 
 
 def _gather_lint(facts: WorkflowFacts, folder: Path, registry, settings) -> None:
-    """Snakemake's own linter, in-process, loaded with the first example that builds."""
+    """Snakemake's own linter, in the sandbox (it loads the Snakefile), with the first example that builds."""
     example = next((ex for ex in facts.examples if ex.dag is not None), None)
     if example is None:
         return
-    from snakegate.gate import dag as dagmod
+    from snakegate.gate.dag import lint
 
-    report = _lint(find_snakefile(folder), example.resolved_params, dagmod)
+    report = lint(find_snakefile(folder), example.resolved_params)
     root = settings.registry_root
     for block in report.get("snakefiles", []) + report.get("rules", []):
         where = block.get("for") or {}
-        for lint in block.get("lints", []):
-            if lint.get("title") in IGNORED_LINTS:
+        for lint_item in block.get("lints", []):
+            if lint_item.get("title") in IGNORED_LINTS:
                 continue
             line = where.get("line")
             if line is None:  # a Snakefile-level lint says its line only in its title ("... in line 12")
-                found = _LINT_LINE.search(lint.get("title", ""))
+                found = _LINT_LINE.search(lint_item.get("title", ""))
                 line = int(found.group(1)) if found else None
             facts.lints.append({"rule": where.get("rule"), "file": _rel(where["snakefile"], root)
                                 if where.get("snakefile") else None, "line": line,
-                                "title": lint.get("title", ""), "body": lint.get("body", "")})
+                                "title": lint_item.get("title", ""), "body": lint_item.get("body", "")})
 
 
 _LINT_LINE = re.compile(r"\bin line (\d+)")
-
-
-@contextlib.contextmanager
-def _snakefile_lints_as_paths():
-    """Snakemake's JSON lint report names a Snakefile by its source object, which `json` cannot write: every
-    Snakefile-level lint (a path built with `+`, an absolute path, rules mixed with functions) then crashes
-    `snakemake --lint json` with "LocalSourceFile is not JSON serializable". For one lint, name it by its path."""
-    from snakemake.linting.snakefiles import SnakefileLinter
-
-    original = SnakefileLinter.item_desc_json
-
-    def by_path(self, snakefile):
-        path = snakefile.get_path_or_uri(secret_free=True) if hasattr(snakefile, "get_path_or_uri") else snakefile
-        return {"snakefile": str(path)}
-
-    SnakefileLinter.item_desc_json = by_path
-    try:
-        yield
-    finally:
-        SnakefileLinter.item_desc_json = original
-
-
-def _lint(snakefile: Path, config: dict, dagmod) -> dict:
-    from snakemake.api import SnakemakeApi
-    from snakemake.settings.types import OutputSettings, Quietness, ResourceSettings
-
-    sink = io.StringIO()
-    cwd = os.getcwd()
-    # Snakemake's API changes the working directory and keeps global state: share the DAG builder's lock.
-    with dagmod._lock, tempfile.TemporaryDirectory(prefix="snakegate-lint-") as workdir:
-        try:
-            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(io.StringIO()), dagmod._quiet_logging(), \
-                    _snakefile_lints_as_paths():
-                with SnakemakeApi(OutputSettings(quiet={Quietness.ALL}, keep_logger=False)) as api:
-                    wapi = api.workflow(resource_settings=ResourceSettings(cores=1),
-                                        config_settings=dagmod.config_settings(config, Path(workdir)),
-                                        snakefile=snakefile.resolve(), workdir=Path(workdir))
-                    wapi.lint(json=True)
-        finally:
-            os.chdir(cwd)
-    text = sink.getvalue()
-    start = text.find("{")
-    return json.loads(text[start:]) if start >= 0 else {}
 
 
 def gather_format(all_facts: list[WorkflowFacts], root: Path) -> None:
@@ -287,10 +243,13 @@ def gather_format(all_facts: list[WorkflowFacts], root: Path) -> None:
             owner[f] = facts
     if not owner:
         return
+    from snakegate.gate import sandbox
+
     try:
-        proc = subprocess.run([sys.executable, "-m", "snakefmt", "--check", "--compact-diff",
-                               *[str(root / f) if not Path(f).is_absolute() else f for f in owner]],
-                              capture_output=True, text=True, timeout=300)
+        # snakefmt only parses, but it reads contributed files: it runs in the sandbox like everything else
+        proc = sandbox.run_command([sys.executable, "-m", "snakefmt", "--check", "--compact-diff",
+                                    *[str(root / f) if not Path(f).is_absolute() else f for f in owner]],
+                                   sandbox.SNAKEMAKE_LIMITS)
         if proc.returncode == 0:
             return
         diffs = parse_compact_diff(proc.stdout, root)

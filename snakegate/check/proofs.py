@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from snakegate.check import edges, examples, hygiene, keys, preflights, resources, ruleio, unprovable
+from snakegate.check import edges, examples, hygiene, keys, preflights, resources, ruleio, shellquote, unprovable
 from snakegate.check.facts import Finding, WorkflowFacts
 
 CODES = (
@@ -20,7 +20,7 @@ CODES = (
     "io_name_unknown", "edge_type_mismatch", "example_invalid", "dag_error", "lint", "format", "tool_missing",
     "config_not_validated", "configfile_ignored", "unknown_artifact_type", "not_statically_checked",
     "wrapper_unchecked", "conda_env_missing", "download", "hardcoded_path", "preflight_invalid", "preflight_impure",
-    "resource_invalid", "resource_differs", "unseeded_random",
+    "resource_invalid", "resource_differs", "unseeded_random", "unquoted_shell_param",
 )
 
 Proof = Callable[[WorkflowFacts], list[Finding]]
@@ -39,6 +39,7 @@ PROOFS: list[tuple[Proof, str]] = [
     (unprovable.script_findings, "hardcoded_path"),
     (unprovable.param_findings, "download"),
     (preflights.preflight_findings, "preflight_invalid"),
+    (shellquote.unquoted_shell_params, "unquoted_shell_param"),
     (hygiene.hygiene_findings, "lint"),
 ]
 

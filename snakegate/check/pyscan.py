@@ -205,8 +205,12 @@ class Scanner(ast.NodeVisitor):
         outer, self.rule = self.rule, rule
         self.out.rules.append(rule)
         for dec in node.decorator_list:
-            for sub in directive(rule, dec, self.line):
+            kind = dec.func.attr if isinstance(dec, ast.Call) and isinstance(dec.func, ast.Attribute) else None
+            names = [None] * len(dec.args) + [k.arg for k in dec.keywords] if isinstance(dec, ast.Call) else []
+            for sub, name in zip(directive(rule, dec, self.line), names):
+                before = len(self.out.reads)
                 self.visit(sub)
+                rule.config_reads.extend((kind, name, read.path) for read in self.out.reads[before:])
         for stmt in node.body:
             self.visit(stmt)
         self.rule = outer

@@ -36,6 +36,9 @@ class RuleSource:
     refs: dict[str, tuple[str, str, str]] = field(default_factory=dict)
     threads: str | None = None  # the `threads:` expression as written
     resources: dict[str, str] = field(default_factory=dict)  # `resources:` name -> expression as written
+    # (directive, keyword or None when positional, config key path) for each config read inside a directive:
+    # ("params", "label", ("label",)) for `params: label=config["label"]`
+    config_reads: list[tuple[str, str | None, tuple]] = field(default_factory=list)
 
 
 

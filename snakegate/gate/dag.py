@@ -1,16 +1,20 @@
 """Build a workflow's Snakemake DAG through Snakemake's own Python API, without running a job.
 
-The result is plain data (`Dag` of `DagJob`s) that the gate and the static
-check reason about. Snakemake works in a fresh temporary folder so the DAG is
-the full one (nothing up to date) and nothing is written next to the workflow.
-Any failure to load or build becomes a `DagError` with Snakemake's message:
-a crash here fails the gate, it never passes it.
+Building a DAG executes the top level of the workflow's Snakefile (and whatever it imports), so
+`build_dag` and `lint` never do it in the calling process: they hand the work to the sandbox
+(`snakegate.gate.sandbox`: a worker without the user's secrets, network or unbounded time and
+memory), where `build_here` / `lint_here` run. The result is plain data (`Dag` of `DagJob`s) that
+the gate and the static check reason about. Snakemake works in a fresh temporary folder so the DAG
+is the full one (nothing up to date) and nothing is written next to the workflow. Any failure to
+load or build, in Snakemake or in the sandbox (time, memory, a crash), becomes a `DagError` with
+the reason: a crash here fails the gate, it never passes it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import json
 import logging
 import os
 import tempfile
@@ -19,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from snakegate.gate import sandbox
 from snakegate.provenance.hashing import canonical_json, sha256_text
 
 # Snakemake's API changes the working directory and keeps global logger state:
@@ -107,16 +112,48 @@ def _message(exc: BaseException) -> str:
 
 
 def build_dag(snakefile: Path, config: dict, use_cache: bool = True) -> Dag:
-    """The DAG of `snakefile` for `config`; raises DagError with Snakemake's reason."""
+    """The DAG of `snakefile` for `config`, built in the sandbox; raises DagError with Snakemake's reason.
+
+    Built DAGs are kept in this process (plain data, keyed on the workflow folder's files and the config),
+    so a warm gate does not ask the sandbox again."""
     key = sha256_text(canonical_json([str(snakefile), _snakefile_stamp(snakefile), config]))
     if use_cache and key in _cache:
         return _cache[key]
-    with _lock:
-        dag = _build(snakefile, config)
+    answer = _sandboxed("dag", snakefile, config)
+    if answer.get("status") == "error":
+        raise DagError(str(answer.get("message")), line=answer.get("line"), file=answer.get("file"))
+    dag = _from_plain(answer["dag"])
     if len(_cache) >= _CACHE_MAX:
         _cache.pop(next(iter(_cache)))
     _cache[key] = dag
     return dag
+
+
+def lint(snakefile: Path, config: dict) -> dict:
+    """Snakemake's JSON lint report for `snakefile` loaded with `config`, made in the sandbox; DagError when
+    the linter could not run."""
+    return _sandboxed("lint", snakefile, config).get("report") or {}
+
+
+def _sandboxed(kind: str, snakefile: Path, config: dict) -> dict:
+    limits = sandbox.SNAKEMAKE_LIMITS
+    try:
+        answer = sandbox.call(kind, {"snakefile": str(Path(snakefile).resolve()), "config": config}, limits)
+    except sandbox.SandboxError as exc:
+        raise DagError(f"the workflow's code was stopped in the sandbox: {sandbox.describe(exc, limits)}") from None
+    if not isinstance(answer, dict):
+        raise DagError("the sandbox gave no answer about the workflow's jobs")
+    return answer
+
+
+def _from_plain(data: dict) -> Dag:
+    return Dag(jobs=[DagJob(**job) for job in data["jobs"]], rules=data["rules"])
+
+
+def build_here(snakefile: Path, config: dict) -> Dag:
+    """The DAG built in this very process: only the sandbox's child calls this (it runs the workflow's code)."""
+    with _lock:
+        return _build(snakefile, config)
 
 
 def _snakefile_stamp(snakefile: Path) -> list:
@@ -133,8 +170,6 @@ def _snakefile_stamp(snakefile: Path) -> list:
 def config_settings(config: dict, workdir: Path):
     """Snakemake's config settings for `config`, given as a config file too: a workflow's own `configfile:`
     directive is then skipped when its file is absent (as on every snakegate path) instead of failing."""
-    import json
-
     from snakemake.settings.types import ConfigSettings
 
     params = workdir / ".snakegate-params.json"
@@ -170,8 +205,8 @@ def _build(snakefile: Path, config: dict) -> Dag:
         except DagError:
             raise
         except BaseException as exc:  # noqa: BLE001 - fail closed: any crash is a DAG error
-            if isinstance(exc, KeyboardInterrupt):
-                raise
+            if isinstance(exc, (KeyboardInterrupt, MemoryError)):
+                raise  # the sandbox reports a memory limit as such, not as a DAG error
             line, file = _line_of(exc)
             detail = _message(exc)
             if isinstance(exc, SystemExit) or detail in ("", "1"):
@@ -224,3 +259,47 @@ def _extract(workflow) -> Dag:
             "snakefile": str(getattr(rule, "snakefile", "") or ""),
         }
     return Dag(jobs=out, rules=rules)
+
+
+@contextlib.contextmanager
+def _snakefile_lints_as_paths():
+    """Snakemake's JSON lint report names a Snakefile by its source object, which `json` cannot write: every
+    Snakefile-level lint (a path built with `+`, an absolute path, rules mixed with functions) then crashes
+    `snakemake --lint json` with "LocalSourceFile is not JSON serializable". For one lint, name it by its path."""
+    from snakemake.linting.snakefiles import SnakefileLinter
+
+    original = SnakefileLinter.item_desc_json
+
+    def by_path(self, snakefile):
+        path = snakefile.get_path_or_uri(secret_free=True) if hasattr(snakefile, "get_path_or_uri") else snakefile
+        return {"snakefile": str(path)}
+
+    SnakefileLinter.item_desc_json = by_path
+    try:
+        yield
+    finally:
+        SnakefileLinter.item_desc_json = original
+
+
+def lint_here(snakefile: Path, config: dict) -> dict:
+    """Snakemake's linter in this very process: only the sandbox's child calls this (it runs the workflow's code)."""
+    from snakemake.api import SnakemakeApi
+    from snakemake.settings.types import OutputSettings, Quietness, ResourceSettings
+
+    sink = io.StringIO()
+    cwd = os.getcwd()
+    # Snakemake's API changes the working directory and keeps global state: one at a time, like a build.
+    with _lock, tempfile.TemporaryDirectory(prefix="snakegate-lint-") as workdir:
+        try:
+            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(io.StringIO()), _quiet_logging(), \
+                    _snakefile_lints_as_paths():
+                with SnakemakeApi(OutputSettings(quiet={Quietness.ALL}, keep_logger=False)) as api:
+                    wapi = api.workflow(resource_settings=ResourceSettings(cores=1),
+                                        config_settings=config_settings(config, Path(workdir)),
+                                        snakefile=snakefile.resolve(), workdir=Path(workdir))
+                    wapi.lint(json=True)
+        finally:
+            os.chdir(cwd)
+    text = sink.getvalue()
+    start = text.find("{")
+    return json.loads(text[start:]) if start >= 0 else {}

@@ -12,69 +12,31 @@ read-only, lists are tuples), so a preflight cannot change what the gate passes
 on. Each returned item becomes a gate error with code `preflight` at
 `params.<path>`.
 
-Fail closed: a preflight.py that does not load, lacks the function, raises, or
-returns anything but a list of such items is a gate failure, never a pass. The
-module is compiled from its source (no `__pycache__` is written into the
-workflow folder, whose content hash pins the run). This module reads only the
-artifacts' headers and the preflight source; it writes nothing.
+preflight.py is contributed code: it is never executed in this process. This
+module reads its source and the artifacts' headers and hands them, as plain
+data, to the sandbox (`snakegate.gate.sandbox`: no secrets in its environment,
+no network where the OS allows it, bounded time and memory), whose child
+compiles it from the source (no `__pycache__` is written into the workflow
+folder, whose content hash pins the run) and calls the function. Fail closed:
+a preflight.py that does not load, lacks the function, raises, runs out of time
+or memory, or returns anything but a list of such items is a gate failure,
+never a pass. This module writes nothing.
 """
 
 from __future__ import annotations
 
-import hashlib
-import types
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from snakegate.contract import artifacts
 from snakegate import metaschemas
 from snakegate.contract.dialect import format_path, iter_nodes
+from snakegate.gate import sandbox
 from snakegate.models import GateError
 
 PREFLIGHT_FILE = "preflight.py"
 FUNCTION = "preflight"
-MAX_CACHED = 64  # compiled preflights kept per process (a long chat session may see many edits)
-_compiled: dict[tuple[str, str], Callable] = {}
-
-
-class PreflightBroken(Exception):
-    """preflight.py cannot be loaded or does not define the function; the message says why."""
-
-
-def freeze(value: Any) -> Any:
-    """A deep read-only copy: dicts become read-only mappings, lists and tuples become tuples."""
-    if isinstance(value, Mapping):
-        return types.MappingProxyType({k: freeze(v) for k, v in value.items()})
-    if isinstance(value, (list, tuple)):
-        return tuple(freeze(v) for v in value)
-    return value
-
-
-def load_function(folder: Path) -> Callable | None:
-    """The workflow's preflight function, or None when the workflow ships no preflight.py."""
-    path = folder / PREFLIGHT_FILE
-    try:
-        source = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise PreflightBroken(f"{path} cannot be read ({exc.strerror or exc})") from None
-    key = (str(path.resolve()), hashlib.sha256(source).hexdigest())
-    if key not in _compiled:
-        module = types.ModuleType(f"snakegate_preflight_{key[1][:12]}")
-        module.__file__ = str(path)
-        try:
-            exec(compile(source, str(path), "exec"), module.__dict__)  # noqa: S102 - the workflow's own curated code
-        except Exception as exc:  # noqa: BLE001 - any failure to load is reported, never a pass
-            raise PreflightBroken(f"{path} does not load ({type(exc).__name__}: {exc})") from None
-        function = getattr(module, FUNCTION, None)
-        if not callable(function):
-            raise PreflightBroken(f"{path} defines no function `{FUNCTION}(params, artifacts)`")
-        if len(_compiled) >= MAX_CACHED:
-            _compiled.clear()
-        _compiled[key] = function
-    return _compiled[key]
 
 
 def artifact_view(path: Path, type_name: str) -> dict:
@@ -88,14 +50,15 @@ def artifact_view(path: Path, type_name: str) -> dict:
     return view
 
 
-def artifact_views(schema: dict, params: dict, good: Mapping[tuple, Path]) -> Mapping:
-    """{param path below params: read-only view} for every resolved input artifact, in params order."""
+def artifact_views(schema: dict, params: dict, good: Mapping[tuple, Path]) -> dict:
+    """{param path below params: view} for every resolved input artifact, in params order (plain data; the
+    sandbox hands the preflight a deep-frozen copy)."""
     views = {}
     for node in iter_nodes(schema, params):
         type_name = node.schema.get("x-artifact")
         if type_name and not node.is_key and node.parts in good:
             views[format_path(node.parts)] = artifact_view(good[node.parts], type_name)
-    return freeze(views)
+    return views
 
 
 def run(folder: Path, workflow_id: str, schema: dict, params: dict, good: Mapping[tuple, Path]) -> list[GateError]:
@@ -104,43 +67,47 @@ def run(folder: Path, workflow_id: str, schema: dict, params: dict, good: Mappin
     `good` maps each input artifact's param parts to its resolved path (the gate's data step).
     """
     where = f"workflows/{workflow_id}/{PREFLIGHT_FILE}"
+    path = folder / PREFLIGHT_FILE
     try:
-        function = load_function(folder)
-    except PreflightBroken as exc:
-        return [_broken(where, str(exc))]
-    if function is None:
+        source = path.read_bytes()
+    except FileNotFoundError:
         return []
+    except OSError as exc:
+        return [_broken(where, f"{path} cannot be read ({exc.strerror or exc})")]
     try:
         views = artifact_views(schema, params, good)
     except (OSError, ValueError) as exc:  # changed since the data step checked it: refuse, never crash
         return [GateError(path="params", code="preflight",
                           message=f"an input file could not be read for the preflight check ({exc})",
                           hint="check that the input files exist, are readable and were not changed meanwhile")]
+    limits = sandbox.PREFLIGHT_LIMITS
     try:
-        found = function(freeze(params), views)
-    except Exception as exc:  # noqa: BLE001 - fail closed: a crashed preflight proved nothing
-        return [_broken(where, f"{where} crashed on these params ({type(exc).__name__}: {exc})")]
+        answer = sandbox.call("preflight", {"file": str(path), "source": source.decode("utf-8", "surrogateescape"),
+                                            "params": params, "views": views}, limits)
+    except sandbox.SandboxError as exc:
+        return [_broken(where, f"{where} was stopped in the sandbox: {sandbox.describe(exc, limits)}")]
+    status = answer.get("status") if isinstance(answer, dict) else None
+    if status == "load":
+        return [_broken(where, f"{path} does not load ({answer.get('detail')})")]
+    if status == "missing":
+        return [_broken(where, f"{path} defines no function `{FUNCTION}(params, artifacts)`")]
+    if status == "crash":
+        return [_broken(where, f"{where} crashed on these params ({answer.get('detail')})")]
+    if status == "returned":
+        return [_broken(where, f"{where} returned {answer.get('detail')}")]
+    if status != "ok":
+        return [_broken(where, f"the sandbox gave no verdict for {where}")]
     try:
-        return findings_to_errors(found)
+        return findings_to_errors(answer.get("found"))
     except ValueError as exc:
         return [_broken(where, f"{where} returned {exc}")]
 
 
-def thaw(value: Any) -> Any:
-    """Plain JSON-like data again: read-only mappings become dicts, tuples become lists."""
-    if isinstance(value, Mapping):
-        return {k: thaw(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [thaw(v) for v in value]
-    return value
-
-
 def findings_to_errors(found: Any) -> list[GateError]:
-    """Turn a preflight's return value into gate errors; ValueError when it is not a list of findings
-    as snakegate/schemas/preflight.schema.json defines them."""
-    if not isinstance(found, (list, tuple)):
+    """Turn a preflight's return value (plain data from the sandbox) into gate errors; ValueError when it is
+    not a list of findings as snakegate/schemas/preflight.schema.json defines them."""
+    if not isinstance(found, list):
         raise ValueError(f"a {type(found).__name__}, not a list of findings")
-    found = thaw(found)
     problems = sorted(metaschemas.validator("preflight.schema.json").iter_errors(found), key=lambda e: list(e.path))
     if problems:
         first = problems[0]

@@ -60,7 +60,12 @@ class DraftPanel(Vertical):
         grid = Table.grid(padding=(0, 1))
         grid.add_column(style="bold", no_wrap=True)
         grid.add_column(overflow="fold")
-        for name, shown in present.param_lines(schema, draft.params):
+        # a community workflow may paste a free-text param into a shell command: its value is marked (the
+        # workflow is parsed once per version, never run)
+        from snakegate.check.shellquote import exposed_in_folder
+
+        exposed = exposed_in_folder(root / "workflows" / draft.workflow, schema)
+        for name, shown in present.param_lines(schema, draft.params, exposed):
             grid.add_row(Text(name), Text(shown))
         self.query_one("#draft-params", Static).update(grid)
         self.query_one("#draft-config", Static).update(

@@ -18,6 +18,7 @@ MASK = "••••••"
 PLACEHOLDER = "<redacted>"  # the agent's placeholder (snakegate.agent.redact.PLACEHOLDER; a test keeps them equal)
 GUIDED_LABEL = "guided dialogue (offline)"
 LOADING = "loading the registry…"
+SHELL_MARK = "⚠ reaches a shell command unquoted: the shell would run what follows ; | & $ or `"
 
 # What the draft panel's first line says, per state of the draft on screen.
 DRAFT_STATUS = {
@@ -51,14 +52,18 @@ def relative(path: Path | str, root: Path) -> str:
         return str(path)
 
 
-def param_lines(schema: dict | None, params: dict) -> list[tuple[str, str]]:
+def param_lines(schema: dict | None, params: dict, exposed: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
     """(name, shown value) per param, in the draft's order, with every `x-sensitive` value masked.
 
-    Without a schema nothing can be proven safe to show, so every value is masked (fail closed)."""
+    Without a schema nothing can be proven safe to show, so every value is masked (fail closed). A param in
+    `exposed` (its free text reaches a shell command unquoted, `snakegate.check.shellquote`) whose value holds
+    a character a shell interprets is marked with SHELL_MARK."""
     from snakegate.agent.redact import redact_params
+    from snakegate.check.shellquote import unsafe_for_shell
 
     shown = redact_params(schema, params) if schema is not None else {k: PLACEHOLDER for k in params}
-    return [(name, _value_text(value)) for name, value in shown.items()]
+    return [(name, _value_text(value) + (f"  {SHELL_MARK}" if name in exposed and unsafe_for_shell(params.get(name))
+                                         else "")) for name, value in shown.items()]
 
 
 def secrets_in(schema: dict | None, params: dict) -> list[str]:

@@ -125,10 +125,23 @@ def question(state: McpState, entry: DraftEntry, client: str) -> tuple[str, dict
               if entry.runs else "")
     message = (f"{client} asks snakegate to run {d.workflow} {d.version} (invocation {d.invocation_id[:12]}…).\n"
                f"Exactly this config will run ({where}):\n\n{scrub(d.config_text, state.secrets())}\n{repeat}"
+               f"{_shell_warning(state, d)}"
                "Tick \"Run this exact config now\" and accept to run it. Decline or cancel, and nothing runs.")
     schema = render_elicitation_schema(Confirm)
     schema["properties"]["approved_by"]["default"] = state.approver
     return message, schema
+
+
+def _shell_warning(state: McpState, draft) -> str:
+    """A line per param whose value a community workflow pastes into a shell command unquoted and that holds a
+    character the shell interprets (the workflow is parsed, never run); empty when there is none."""
+    from snakegate.check.shellquote import exposed_in_folder, unsafe_for_shell
+
+    wf = state.registry.get(draft.workflow)
+    exposed = exposed_in_folder(wf.folder, wf.schema) if wf is not None else frozenset()
+    return "".join(f"\nWarning: the value of `{name}` reaches a shell command unquoted: the shell would run what "
+                   "follows ; | & $ or ` in it as commands.\n"
+                   for name in sorted(exposed) if unsafe_for_shell(draft.params.get(name)))
 
 
 def _digest(message: str, schema: dict) -> str:
