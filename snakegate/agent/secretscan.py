@@ -97,11 +97,14 @@ def _for_param(text: str, name: str) -> list[Suspect]:
         value, start, end = _value_of(m)
         if _looks_like_value(value, strict=not m.group("join").strip()):
             out.append(Suspect(value, f"a value for the sensitive param {name}", name, start, end))
-    before = re.compile(rf"(?P<bare>[^\s\"'`]{{3,200}})\s+(?:as|for)\s+(?:the\s+|my\s+|a\s+)?(?:{names})\b", re.I)
+    # "use X as the token": found from the name backwards, so a long message costs one pass
+    before = re.compile(rf"\s+(?:as|for)\s+(?:the\s+|my\s+|a\s+)?(?:{names})\b", re.I)
     for m in before.finditer(text):
-        value, start, end = _value_of(m)
+        start = max(text.rfind(c, 0, m.start()) for c in " \t\n") + 1
+        value = text[start:m.start()].strip("\"'`")
         if _looks_like_value(value, strict=True):
-            out.append(Suspect(value, f"a value for the sensitive param {name}", name, start, end))
+            start = text.index(value, start)
+            out.append(Suspect(value, f"a value for the sensitive param {name}", name, start, start + len(value)))
     return out
 
 
