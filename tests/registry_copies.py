@@ -200,3 +200,13 @@ def copy_table_workflow(root: Path, snakefile: str = TABLE_SNAKEFILE, preflight:
     make_registry(root, {"probe": files})
     (root / "data" / "t.csv").write_text("a,b\n1,2\n")
     return root
+
+def token_workflow(wf_id: str, title: str, description: str, shell: str, log: bool = False) -> dict:
+    """one_rule_workflow whose contract also has the x-sensitive `token` (TOKEN_PARAM), which its job gets
+    through params: (`{params.token}` in `shell` prints the secret). For tests of secrets at rest."""
+    files = one_rule_workflow(wf_id, title, description, shell, log=log)
+    files["schema.json"] = note_workflow(wf_id, title, description,
+                                         {"token": TOKEN_PARAM, "label": LABEL_PARAM})["schema.json"]
+    label = 'label=config["label"],'
+    files["Snakefile"] = files["Snakefile"].replace(label, label + '\n                token=config["token"],')
+    return files

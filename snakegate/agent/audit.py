@@ -4,7 +4,8 @@ Owns `<registry>/.snakegate/audit/<conversation_id>.jsonl` (git-ignored, mode 06
 researcher message, every model request and response, every action with its
 arguments and result, drafts, approvals and runs, in order, each line with a
 sequence number and a UTC time. A value that becomes known as sensitive later
-is scrubbed from the lines already written. `digest()` is the sha256 of the
+is scrubbed from the lines already written (the file is rewritten whole or not at all, still 0600).
+`digest()` is the sha256 of the
 log so far: an approval records it, so a run names the exact transcript that
 led to it. Writing never raises into the conversation: a log that cannot be
 written is reported by `error` and the approval then records no digest.
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from snakegate.agent.redact import scrub
+from snakegate.provenance.secrets import replace_file
 
 
 class AuditLog:
@@ -57,15 +59,12 @@ class AuditLog:
             return
         try:
             text = self.path.read_text(encoding="utf-8")
-            if not any(s in text for s in new):
+            # a line holds a value as JSON writes it: quotes, backslashes and control characters escaped
+            if not any(s in text or _as_json(s) in text for s in new):
                 return
             lines = [json.dumps(scrub(json.loads(l), self._secrets), sort_keys=True, default=str, ensure_ascii=False)
                      for l in text.splitlines() if l.strip()]
-            tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write("\n".join(lines) + "\n")
-            os.replace(tmp, self.path)
+            replace_file(self.path, ("\n".join(lines) + "\n").encode("utf-8"), 0o600)
         except (OSError, ValueError) as exc:
             self.error = f"the audit log {self.path} cannot be rewritten ({getattr(exc, 'strerror', None) or exc})"
 
@@ -75,3 +74,7 @@ class AuditLog:
             return None
         with open(self.path, "rb") as fh:
             return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+def _as_json(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)[1:-1]

@@ -11,6 +11,12 @@ trouble (a `BackendFailed` event instead), never sends a known sensitive value
 to a model, and never runs a workflow on a model's request: `execute()` needs
 the token that only `approve()` mints, and `approve()` is called by the UI.
 
+A message that holds something secret-shaped (secretscan.py: a provider's key, "password is X", a value
+next to a sensitive param's name) is refused by `send()` before anything is recorded or sent
+(`SecretSuspected`); the door asks the person first (`suspected_secrets`) and then marks the values
+secret (`mark_secret`: sent and logged as "<redacted>", earlier audit lines rewritten) or not
+(`mark_not_secret`), or puts a param's value into its masked field (`set_sensitive`).
+
 A turn may be abandoned (`send(..., cancel=event)`, the UI's Esc): the model
 request runs without the conversation's lock, so an abandoned turn is rolled
 back by whoever comes next (its own thread when the reply arrives, or the next
@@ -42,9 +48,10 @@ from snakegate.agent.events import (
 from snakegate.agent.guided.parse import request_values
 from snakegate.agent.history import call_key, request_view, scrub_messages
 from snakegate.agent.prompt import clear_choice, relative, system_prompt
-from snakegate.agent.redact import MASKED_NOTE, MASKED_NOTE_RE, sensitive_params
+from snakegate.agent.redact import MASKED_NOTE, MASKED_NOTE_RE, secret_strings, sensitive_params
+from snakegate.agent.secretscan import Suspect, find_secrets
 from snakegate.agent.actions.wire import conversation_tools, params_schema
-from snakegate.errors import UserError
+from snakegate.errors import ExitCode, UserError
 from snakegate.registry.workflows import Registry
 from snakegate.registry.settings import Settings
 
@@ -54,6 +61,18 @@ RESTART_WORDS = ("restart", "start over")
 RESTARTED = "Starting over: the previous draft is gone. Describe what you want to run."
 CUT_NOTE = ("(The model's reply was cut off at the token limit, max_tokens={n}; raise [agent] max_tokens or "
             "--max-tokens, or ask for a shorter answer.)")
+
+
+class SecretSuspected(UserError):
+    """A message holds what looks like a secret: it was neither sent nor recorded. `suspects` say what
+    (each value, what it looks like, the sensitive param it was typed for)."""
+
+    def __init__(self, suspects: list[Suspect]):
+        self.suspects = suspects
+        listed = "; ".join(f"{s.kind} {s.hint}" for s in suspects)
+        super().__init__(f"the message was not sent: it holds what looks like a secret ({listed}), and a model "
+                         "keeps every message in each later request. Type a sensitive param's value in its "
+                         "masked field, or take the value out of the message", ExitCode.USAGE)
 
 
 @dataclass
@@ -100,6 +119,7 @@ class Conversation(Approving):
         self._approval: Approval | None = None  # the one approval that may run the current draft
         self._lock = threading.RLock()  # guards messages, draft and approval; never held during a model request
         self._open: _Turn | None = None  # the turn in progress (or abandoned and not yet rolled back)
+        self._not_secret: set[str] = set()  # secret-shaped values the person said are none
         self._log("conversation", backend=backend.name, model=backend.model,
                   base_url=getattr(backend, "base_url", None), registry=str(settings.registry_root))
 
@@ -147,6 +167,10 @@ class Conversation(Approving):
         `send` then returns [] as soon as it notices, and the turn leaves nothing behind."""
         if text.strip().lower() in RESTART_WORDS:
             return self.restart(on_event=on_event)
+        suspects = self.suspected_secrets(text)
+        if suspects:  # before anything is recorded: the audit log must not hold it either
+            self._log("message_held_back", found=[s.kind for s in suspects])
+            raise SecretSuspected(suspects)
         turn = _Turn(cancel or threading.Event(), on_event, text)
         with self._lock:
             self._settle()
@@ -388,6 +412,29 @@ class Conversation(Approving):
             self._ctx.vault[(known[name]["workflow"], tuple(name.split(".")))] = value
             self._log("sensitive_set", workflow=known[name]["workflow"], param=name)
             self._learn_secrets()
+
+    # ---- secrets typed into a message ------------------------------------------------------------
+    def suspected_secrets(self, text: str) -> list[Suspect]:
+        """What in `text` looks like a secret (secretscan.py, with the sensitive params of the workflow being
+        filled) and is neither known sensitive (scrubbed anyway) nor said by the person to be no secret."""
+        names = [p["param"] for p in self.sensitive_params()]
+        with self._lock:
+            cleared = set(self._secrets()) | self._not_secret
+        return [s for s in find_secrets(text, names) if s.value not in cleared]
+
+    def mark_secret(self, values: list[str]) -> None:
+        """The person says these values are secrets: from now on each is "<redacted>" in every request and
+        in the audit log, the lines already written for this conversation included."""
+        with self._lock:
+            self._ctx.known_secrets.update(secret_strings(values))
+            self._log("secret_marked", count=len(values))
+            self._learn_secrets()
+
+    def mark_not_secret(self, values: list[str]) -> None:
+        """The person says these secret-shaped values are no secrets: messages holding them are sent as typed."""
+        with self._lock:
+            self._not_secret.update(values)
+            self._log("secret_shape_allowed", count=len(values))
 
     def enter_sensitive(self, workflow: str | None, name: str, value, *,
                         on_event: Callable[[Event], None] | None = None,

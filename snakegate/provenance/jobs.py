@@ -18,7 +18,7 @@ import json
 import os
 import re
 import time
-from base64 import urlsafe_b64encode
+from base64 import urlsafe_b64decode, urlsafe_b64encode
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -156,6 +156,22 @@ def record_path(metadata_dir: Path | str, key: str, max_len: int = 255) -> str:
         return os.path.join(metadata_dir, b64)
     chunks = [b64[i:i + max_len - 1] for i in range(0, len(b64), max_len - 1)]
     return os.path.join(metadata_dir, *(["@" + c for c in chunks[:-1]] + [chunks[-1]]))
+
+
+def record_files(metadata_dir: Path | str):
+    """(output key, record file) of every record in a metadata folder: record_path read backwards."""
+    base = os.fspath(metadata_dir)
+    for folder, _dirs, files in os.walk(base):
+        parts = os.path.relpath(folder, base).split(os.sep) if folder != base else []
+        if any(not p.startswith("@") for p in parts):
+            continue  # not a chunk folder of a long key
+        head = "".join(p[1:] for p in parts)
+        for name in files:
+            try:
+                key = urlsafe_b64decode(head + name).decode()
+            except (ValueError, UnicodeDecodeError):
+                continue  # a temp file or something else that is no record
+            yield key, os.path.join(folder, name)
 
 
 def _read_record(metadata_dir: Path | str, key: str, max_len: int) -> dict | None:

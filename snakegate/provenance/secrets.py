@@ -10,7 +10,8 @@ created on first use with mode 0600 in a 0700 folder that git ignores. The same
 value under the same key always gives the same hash, so invocation ids stay
 stable; without the key a guess cannot be checked.
 
-Reads and creates only the key file; never logs or returns a key.
+Reads and creates only the key file, and rewrites a file scrubbed of secrets whole with an exact mode
+(`replace_file`, for the run's logs and the chat's audit log); never logs or returns a key.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import hmac
 import os
 import re
 import stat
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +32,7 @@ KEY_DIR = ".snakegate"
 KEY_FILE = "secret.key"
 PREFIX = "hmac-sha256:"
 _KEYED = re.compile(r"hmac-sha256:[0-9a-f]{64}")
+_MARK = re.compile(r"\[sensitive(?: hmac-sha256:[0-9a-f]{12})?\]")  # what scrub() leaves in a secret's place
 _KEY_BYTES = 32
 
 
@@ -181,11 +184,39 @@ def redact(schema: dict, params: Any, key: bytes) -> tuple[Any, list[str]]:
     return out, secret_strings(found.values())
 
 
-def scrub(text: str | None, secrets: list[str], key: bytes) -> str | None:
-    """`text` with each secret replaced by `[sensitive hmac-sha256:<first 12 hex>]` (its keyed hash)."""
-    if not text or not secrets:
+def scrub(text: str | None, secrets: list[str], key: bytes | None) -> str | None:
+    """`text` with each secret replaced by `[sensitive hmac-sha256:<first 12 hex>]` (its keyed hash); without a
+    key (the registry's cannot be read) by a bare `[sensitive]`: a secret is never left in for want of a key.
+    One pass, longest secret first, and a mark already there is left as it is: scrubbing twice changes nothing
+    (a short secret such as "256" could otherwise be found again inside a mark)."""
+    secrets = [secret for secret in secrets or () if secret]
+    if not text or not any(secret in text for secret in secrets):
         return text
-    for secret in secrets:
-        if secret in text:
-            text = text.replace(secret, f"[sensitive {keyed_hash(key, secret)[:len(PREFIX) + 12]}]")
-    return text
+    found = re.compile(f"({_MARK.pattern})|" + "|".join(map(re.escape, sorted(secrets, key=len, reverse=True))))
+
+    def mark(m: re.Match) -> str:
+        if m.group(1):
+            return m.group(0)
+        return f"[sensitive {keyed_hash(key, m.group(0))[:len(PREFIX) + 12]}]" if key is not None else "[sensitive]"
+
+    return found.sub(mark, text)
+
+
+def replace_file(path: Path, payload: bytes, mode: int) -> None:
+    """`payload` into `path` whole or not at all, with exactly `mode` from its first byte (a file that held a
+    secret, rewritten without it). A unique temp name beside it: two writers never share one."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            os.fchmod(out.fileno(), mode)
+            out.write(payload)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

@@ -10,6 +10,7 @@ handlers here re-check the gated inputs and the declared outputs before a run is
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 from dataclasses import dataclass, field
@@ -130,9 +131,10 @@ class RunContext:
 
     def keep_job_stderr(self) -> None:
         """Each job's stderr into runs/<run_id>/stderr/ (see jobstderr.py), in every Snakemake process."""
+        from snakegate.provenance.runrecords import log_mode
         from snakegate.run import jobstderr
 
-        jobstderr.install(self.run_dir, MODULE_PREFIX)
+        jobstderr.install(self.run_dir, MODULE_PREFIX, mode=log_mode(self.workflow.schema))
         jobstderr.redirect_spawned_job(self.run_dir, sys.argv, MODULE_PREFIX)
 
     # ---- Snakemake handlers -------------------------------------------------------------
@@ -218,16 +220,22 @@ class RunContext:
                 self._lock = None
 
     def _finish(self, status: str, log, watch=None, **extra) -> None:
+        from snakegate.provenance.runrecords import RunSecrets
         from snakegate.run import record as runrecord
 
         log_path = _first(log)
         lost = self.restore_if_emptied()
+        # the run's sensitive values leave every log and record from here; console.log and Snakemake's own
+        # log are still being written, so they are scrubbed when this process exits (and by snakegate run)
+        hidden = RunSecrets.of(self.settings.registry_root, self.workflow.schema, self.params)
         if log_path and Path(log_path).is_file():
             try:
-                runstore.copy_atomic(Path(log_path), self.run_dir / runstore.SNAKEMAKE_LOG)
+                hidden.copy(Path(log_path), self.run_dir / runstore.SNAKEMAKE_LOG)
             except OSError:
                 pass  # the record below says what matters; the copy is a convenience
         runrecord.drop_empty_stderr(self.run_dir)
+        hidden.scrub_run(self.run_dir, Path.cwd(), final=False)
+        atexit.register(hidden.scrub_run, self.run_dir, Path.cwd())
         ended = runstore.utc_now()
         # the status first, so that it stands even if what follows fails; stage `provenance` until the
         # PROV record is written
@@ -235,11 +243,12 @@ class RunContext:
                   "status": status, "stage": "provenance", "ended": ended, "outputs": self.declared_outputs(),
                   **runrecord.closing_fields(self.run_dir, Path.cwd(), status, runrecord.read_text(log_path),
                                              MODULE_PREFIX, cancelled_by=watch.signal if watch else None,
-                                             running=watch.running_jobs if watch and watch.signal else None),
+                                             running=watch.running_jobs if watch and watch.signal else None,
+                                             hidden=hidden),
                   **extra, **reuse_fields(self.run_dir)}
         started = runstore.read_run(self.run_dir).get("started")
         fields["duration_s"] = runstore.duration_s({"started": started, "ended": ended})
-        record = runstore.update_run(self.run_dir, **fields)
+        record = runstore.update_run(self.run_dir, **hidden.data(fields))
         if status == "failed" and record.get("failure"):
             _say_failure(self.run_id, self.run_dir, record["failure"])
         record_provenance(self, log_path, record["status"])

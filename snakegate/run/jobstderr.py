@@ -17,6 +17,12 @@ the handlers name the file of a failed job. Exit status and stdout are never
 changed; a shell() call outside a job, and shells that are not POSIX-like, are
 left alone. Appends: a job attempted twice in one run folder keeps both, the
 last at the end.
+
+A run whose contract has sensitive params (a failing job may print one) gets
+owner-only files: `install(..., mode=0o600)` in Snakemake's main process makes
+each job's file with that mode before its shell opens it, keeps the stderr
+folder 0700, and passes the mode on in LOG_MODE_ENV to the processes
+Snakemake starts for jobs (a `run:` job, a cluster job), which read it back.
 """
 
 from __future__ import annotations
@@ -27,10 +33,12 @@ import sys
 import threading
 from pathlib import Path
 
+from snakegate.provenance.runstore import STDERR_DIR
 from snakegate.provenance.runstore import job_stderr_path as stderr_path
 
 _POSIX_SHELLS = {None, "bash", "sh", "dash", "zsh", "ksh"}
-_state: dict = {"run_dir": None, "prefix": "", "installed": False}
+LOG_MODE_ENV = "SNAKEGATE_JOB_LOG_MODE"  # "600": the run's job stderr files are owner-only
+_state: dict = {"run_dir": None, "prefix": "", "installed": False, "mode": None}
 _lock = threading.Lock()
 
 
@@ -67,19 +75,48 @@ def _prefix_for_job(shell_exec) -> str:
         wildcards = {}
     path = stderr_path(run_dir, context["rule"], wildcards, _state["prefix"])
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = _make(path, run_dir)
     except OSError:
         return ""  # a job must not fail because its stderr cannot be kept
+    if fd is not None:
+        os.close(fd)
     return f"exec 2>>{shlex.quote(str(path))}; "
 
 
-def install(run_dir: Path, rule_prefix: str = "") -> None:
-    """Send each job's stderr to its file under `run_dir` (idempotent; the latest run_dir wins)."""
+def _make(path: Path, run_dir: Path) -> int | None:
+    """The job's file's folder; with an owner-only mode, the file itself (opened for appending, returned)
+    so that the shell's `2>>` never creates it readable by others."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    mode = _state["mode"]
+    if mode is None:
+        return None
+    try:
+        base = Path(run_dir) / STDERR_DIR
+        if os.stat(base).st_mode & 0o077:
+            os.chmod(base, 0o700)
+    except OSError:
+        pass  # a folder made by someone else: the files themselves are still owner-only
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, mode)
+    os.fchmod(fd, mode)
+    return fd
+
+
+def _mode_from_env() -> int | None:
+    return 0o600 if os.environ.get(LOG_MODE_ENV) == "600" else None
+
+
+def install(run_dir: Path, rule_prefix: str = "", mode: int | None = None) -> None:
+    """Send each job's stderr to its file under `run_dir` (idempotent; the latest run_dir wins). `mode`
+    0o600: the files are owner-only, here and in every job process started from here; None: as the
+    process that started this one said (LOG_MODE_ENV), else as the shell makes them."""
     from snakemake.shell import shell
 
     with _lock:
         _state["run_dir"] = Path(os.path.abspath(run_dir))
         _state["prefix"] = rule_prefix
+        if mode == 0o600:
+            os.environ[LOG_MODE_ENV] = "600"
+        _state["mode"] = 0o600 if mode == 0o600 else _mode_from_env()
         if _state["installed"]:
             return
         original = shell.__dict__.get("_get_process_prefix")
@@ -108,8 +145,11 @@ def redirect_spawned_job(run_dir: Path, argv: list[str], rule_prefix: str = "") 
     if path is None:
         return None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        if _state["mode"] is None:
+            _state["mode"] = _mode_from_env()
+        fd = _make(path, run_dir)
+        if fd is None:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     except OSError:
         return None
     sys.stderr.flush()

@@ -12,7 +12,9 @@ last line, a `run:` block's exception, or the command's exit status with the
 last line it printed), the last lines of its stderr or log, and that file's
 path relative to the run folder. A cluster executor's logs of the failed job
 (e.g. `.snakemake/slurm_logs/...`) are copied into `runs/<id>/cluster-logs/`
-and listed with their sha256. Writes nothing else; never starts a process.
+and listed with their sha256. With the run's sensitive values (`RunSecrets`), every field returned
+is scrubbed of them, and the cluster logs are copied scrubbed and owner-only (their originals scrubbed
+in place). Writes nothing else; never starts a process.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from pathlib import Path
 
 from snakegate.provenance import runstore, snakemakelog
 from snakegate.provenance.jobs import LogSummary, read_log
+from snakegate.provenance.runrecords import RunSecrets
 
 TAIL_LINES = 20
 TAIL_LINE_CHARS = 400
@@ -130,9 +133,11 @@ def _shown(path: Path, run_dir: Path, workdir: Path) -> str:
     return str(path)
 
 
-def collect_cluster_logs(run_dir: Path, workdir: Path, logs: list[str]) -> list[dict]:
+def collect_cluster_logs(run_dir: Path, workdir: Path, logs: list[str], hidden: RunSecrets | None = None) -> list[dict]:
     """Copy a failed job's logs that live outside the run folder (a cluster executor's job logs, e.g.
-    .snakemake/slurm_logs/rule_x/123.log) into runs/<id>/cluster-logs/, with their sha256."""
+    .snakemake/slurm_logs/rule_x/123.log) into runs/<id>/cluster-logs/, with their sha256 (of the copy,
+    scrubbed of the run's sensitive values; the original is scrubbed where it lies)."""
+    hidden = hidden or RunSecrets(None, [])
     out = []
     run_abs = os.path.abspath(run_dir)
     for log in logs:
@@ -146,7 +151,11 @@ def collect_cluster_logs(run_dir: Path, workdir: Path, logs: list[str]) -> list[
         dest = Path(run_dir) / runstore.CLUSTER_LOGS_DIR / Path(*parts) if parts else Path(run_dir) / source.name
         try:
             dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, dest)
+            if hidden.mode is None:
+                shutil.copyfile(source, dest)
+            else:
+                hidden.file(source)
+                hidden.copy(source, dest)
             out.append({"source": _shown(source, run_dir, workdir), "path": dest.relative_to(run_dir).as_posix(),
                         "size": dest.stat().st_size, "sha256": _sha256(dest)})
         except OSError:
@@ -185,7 +194,8 @@ def _own_account(failed, tails: list[tuple[Path, list[str]]]) -> tuple[str | Non
     return None, None, None
 
 
-def failure_facts(run_dir: Path, workdir: Path, summary: LogSummary, rule_prefix: str) -> dict | None:
+def failure_facts(run_dir: Path, workdir: Path, summary: LogSummary, rule_prefix: str,
+                  hidden: RunSecrets | None = None) -> dict | None:
     """{rule, exception, message, log_tail, log, jobid, cluster_logs} of the first job that failed, or None."""
     if not summary.failed:
         return None
@@ -193,7 +203,7 @@ def failure_facts(run_dir: Path, workdir: Path, summary: LogSummary, rule_prefix
     block = next((j for j in summary.jobs if failed.jobid and j.jobid == failed.jobid and j.rule == failed.rule), None)
     wildcards = block.wildcards if block else {}
     run_dir, workdir = Path(run_dir), Path(workdir)
-    cluster_logs = collect_cluster_logs(run_dir, workdir, failed.log)
+    cluster_logs = collect_cluster_logs(run_dir, workdir, failed.log, hidden)
     candidates = [runstore.job_stderr_path(run_dir, failed.rule, wildcards, rule_prefix)]
     candidates += [_resolve(p, workdir) for p in failed.log]
     candidates += [run_dir / c["path"] for c in cluster_logs]
@@ -232,22 +242,24 @@ def failure_fields(failure: dict | None, failed_logs: list[str] | None = None) -
 
 
 def closing_fields(run_dir: Path, workdir: Path, status: str, log_text: str, rule_prefix: str,
-                   cancelled_by: str | None = None, running: list[str] | None = None) -> dict:
-    """The facts of a run's end that do not depend on who ends it (status, timings and outputs aside)."""
+                   cancelled_by: str | None = None, running: list[str] | None = None,
+                   hidden: RunSecrets | None = None) -> dict:
+    """The facts of a run's end that do not depend on who ends it (status, timings and outputs aside),
+    scrubbed of the run's sensitive values (`hidden`): a failing job's last lines may print one."""
     summary = summary_of(log_text)
     fields: dict = {"jobs_executed": jobs_started(summary, rule_prefix), "progress": progress(log_text),
                     "jobs_finished": jobs_finished(summary)}
     if status != "succeeded":
         fields["partial_outputs"] = partial_outputs(run_dir)
     if status == "failed":
-        failure = failure_facts(run_dir, workdir, summary, rule_prefix)
+        failure = failure_facts(run_dir, workdir, summary, rule_prefix, hidden)
         first = summary.failed[0] if summary.failed else None
         fields.update(failure_fields(failure, first.log if first else None))
     if status in ("cancelled", "interrupted"):
         fields["running_jobs"] = sorted(running) if running is not None else running_jobs(summary, rule_prefix)
     if status == "cancelled":
         fields["cancelled_by"] = cancelled_by
-    return fields
+    return hidden.data(fields) if hidden else fields
 
 
 def last_words(log_text: str) -> str:

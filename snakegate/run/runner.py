@@ -33,7 +33,7 @@ from snakegate.run.entry import explicit_config, invocation_record, missing_outp
 from snakegate.errors import ExitCode, UserError
 from snakegate.gate.prove import gate
 from snakegate.models import GateError, GateResult
-from snakegate.provenance import runindex, runstore, seal, snakemakelog
+from snakegate.provenance import runindex, runrecords, runstore, seal, snakemakelog
 from snakegate.registry.workflows import Registry
 from snakegate.config.write import dump_config
 from snakegate.registry.settings import Settings
@@ -260,7 +260,9 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
         if options.seed_from is not None:
             runstore.update_run(run_dir, **{reuse.SEEDED_KEY: reuse.seed(options.seed_from, run_dir,
                                                                                  settings.registry_root)})
-        out_fd = os.open(run_dir / runstore.CONSOLE_LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        # owner-only when the contract has sensitive params: a failing job may print one
+        out_fd = os.open(run_dir / runstore.CONSOLE_LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND,
+                         runrecords.log_mode(wf.schema))
     except (OSError, runindex.RunIndexError) as exc:
         raise _NotStarted(getattr(exc, "strerror", None) or str(exc)) from None
 
@@ -402,6 +404,10 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, sta
     (stopped before the first job, killed), record the end here from its output."""
     from snakegate.run import record as runrecord
 
+    # Snakemake has exited: its output and every log of the run lose the run's sensitive values
+    hidden = runrecords.RunSecrets.of(settings.registry_root, wf.schema, result.resolved_params)
+    console_text = hidden.text(console_text)
+    hidden.scrub_run(run_dir, settings.registry_root)
     record = runstore.read_run(run_dir)
     if console_text and not (run_dir / runstore.CONSOLE_LOG).exists() and run_dir.is_dir():
         # the folder was deleted under the run: what Snakemake printed is kept all the same
@@ -436,7 +442,7 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, sta
               "started": started, "status": status, "stage": "provenance", "exit_code": exit_code, "ended": ended,
               "outputs": outputs,
               **runrecord.closing_fields(run_dir, settings.registry_root, status, log_text, MODULE_PREFIX,
-                                         cancelled_by=signal_name)}
+                                         cancelled_by=signal_name, hidden=hidden)}
     fields["duration_s"] = runstore.duration_s({"started": started, "ended": ended})
     if status == "incomplete":
         fields["missing_outputs"] = missing_outputs(outputs)
@@ -446,7 +452,7 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, sta
         # Snakemake's last words: it stopped outside any job (a parse or DAG error, a missing input)
         fields["error"] = record.get("error") or runrecord.last_words(log_text)
     runrecord.drop_empty_stderr(run_dir)
-    record = runstore.update_run(run_dir, **fields)
+    record = runstore.update_run(run_dir, **hidden.data(fields))
     _record_provenance_after(wf, settings, run_dir, result, status)
     runstore.update_run(run_dir, stage="finished")
     runstore.drop_reserve(run_dir)

@@ -8,9 +8,14 @@ marks it `interrupted` with `interrupted_detected_at`, lists the jobs that had
 started and never finished, and rebuilds its PROV record from Snakemake's own
 job metadata and log, so every job that finished is in it.
 
+Completing it also scrubs the run's sensitive values out of its logs and
+records and out of Snakemake's job metadata of its outputs (runrecords.RunSecrets),
+as the run's own end would have: a job killed mid-way may have printed one.
+
 When the record cannot be written (a full disk, a read-only folder) nothing is
 changed on disk and the returned record says so in `record_problem`; the next
-reader tries again. Only writes inside the one run folder, under its lock.
+reader tries again. Only writes inside the one run folder, under its lock (and
+Snakemake's records of that run's jobs).
 """
 
 from __future__ import annotations
@@ -43,8 +48,10 @@ def refresh(settings: Settings, run_dir: Path, record: dict) -> dict:
         if current.get("status") == "running":
             return complete(settings, run_dir, current)
         if current.get("stage") == "provenance":  # the end was recorded, its PROV record never written
-            _rebuild_provenance(settings, run_dir, Path(current.get("workdir") or settings.registry_root), current,
-                                _log_of(run_dir, current), current.get("status") or "failed")
+            workdir = Path(current.get("workdir") or settings.registry_root)
+            _secrets_of(settings, run_dir, current).scrub_run(run_dir, workdir)
+            _rebuild_provenance(settings, run_dir, workdir, current, _log_of(run_dir, current),
+                                current.get("status") or "failed")
             done = runstore.update_run(run_dir, stage="finished")
             seal.seal_finished(run_dir, settings.registry_root)
             return done
@@ -81,17 +88,19 @@ def complete(settings: Settings, run_dir: Path, record: dict) -> dict:
 
     run_dir = Path(run_dir)
     workdir = Path(record.get("workdir") or settings.registry_root)
+    hidden = _secrets_of(settings, run_dir, record)
     logs = _logs(run_dir, record)
     log_path = logs[0] if logs else None
+    ended = _last_sign_of_life(logs) or record.get("started")  # before scrubbing rewrites the logs
     if log_path is not None and log_path.parent != run_dir:
-        runstore.copy_atomic(log_path, run_dir / runstore.SNAKEMAKE_LOG)
+        hidden.copy(log_path, run_dir / runstore.SNAKEMAKE_LOG)
         log_path = run_dir / runstore.SNAKEMAKE_LOG
+    hidden.scrub_run(run_dir, workdir)
     log_text = runrecord.read_text(log_path)
     runrecord.drop_empty_stderr(run_dir)
-    ended = _last_sign_of_life(logs) or record.get("started")
     fields = {"status": "interrupted", "stage": "provenance", "interrupted_detected_at": runstore.utc_now(),
               "ended": ended, "error": INTERRUPTED_ERROR,
-              **runrecord.closing_fields(run_dir, workdir, "interrupted", log_text, MODULE_PREFIX)}
+              **runrecord.closing_fields(run_dir, workdir, "interrupted", log_text, MODULE_PREFIX, hidden=hidden)}
     fields["outputs"] = [{**o, "exists": (workdir / o["path"]).is_file() if not os.path.isabs(o["path"])
                           else Path(o["path"]).is_file()} for o in record.get("outputs") or []]
     fields["duration_s"] = runstore.duration_s({"started": record.get("started"), "ended": ended})
@@ -101,6 +110,24 @@ def complete(settings: Settings, run_dir: Path, record: dict) -> dict:
     runstore.drop_reserve(run_dir)
     seal.seal_finished(run_dir, settings.registry_root)
     return runstore.read_run(run_dir)
+
+
+def _secrets_of(settings: Settings, run_dir: Path, record: dict):
+    """The run's sensitive values, by the contract of the workflow copy it ran (else the registry's)."""
+    from snakegate.provenance.runrecords import RunSecrets
+    from snakegate.registry.workflows import Registry
+    from snakegate.run import pinning
+
+    workflow = str(record.get("workflow") or "")
+    try:
+        schema = pinning.load_copy(run_dir, workflow).schema
+    except Exception:  # noqa: BLE001 - no copy (a run recorded before copies), or a damaged one
+        try:
+            wf = Registry.load(settings.registry_root).get(workflow)
+        except Exception:  # noqa: BLE001 - a registry that cannot be read: no contract to go by
+            wf = None
+        schema = wf.schema if wf is not None else {}
+    return RunSecrets.of_run(run_dir, settings.registry_root, schema)
 
 
 def _logs(run_dir: Path, record: dict) -> list[Path]:

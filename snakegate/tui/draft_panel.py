@@ -6,7 +6,8 @@ Approval; this widget is told what to show, on the UI thread. Its first lines
 below them. Values are shown masked where the contract marks them
 `x-sensitive`, and a sensitive param is typed into a password field here,
 never into the chat: submitting it posts `SensitiveEntered` for the app to
-hand to the conversation out of band.
+hand to the conversation out of band (a value typed into the chat for one is
+moved into its field, `put_secret`, for the researcher to enter from there).
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ class DraftPanel(Vertical):
 
     # ---- sensitive params -----------------------------------------------------------------------------------
 
-    def ask_secret(self, workflow: str, param: str) -> None:
+    def ask_secret(self, workflow: str, param: str, value: str = "") -> None:
         """A masked field for one sensitive param (dotted when nested) of the workflow being filled."""
         box = self.query_one("#secrets", Vertical)
         if getattr(box, "workflow", None) != workflow:
@@ -88,7 +89,22 @@ class DraftPanel(Vertical):
         if any(field.param == param for field in self.query(SecretInput)):
             return
         box.mount(Static(f"{param} (sensitive): type it here", classes="secret-label", markup=False))
-        box.mount(SecretInput(workflow, param))
+        box.mount(SecretInput(workflow, param, value))
+
+    def put_secret(self, workflow: str, param: str, value: str) -> None:
+        """A value typed into the chat for a sensitive param, moved into its masked field and focused: not yet
+        entered (Enter there hands it over), never shown."""
+        field = next((f for f in self.query(SecretInput) if f.param == param and f.workflow == workflow), None)
+        if field is None:
+            self.ask_secret(workflow, param, value)
+        else:
+            field.value = value
+        self.call_after_refresh(self._focus_secret, param)
+
+    def _focus_secret(self, param: str) -> None:
+        for field in self.query(SecretInput):
+            if field.param == param:
+                field.focus()
 
     def clear_secrets(self) -> None:
         box = self.query_one("#secrets", Vertical)
@@ -105,8 +121,8 @@ class DraftPanel(Vertical):
 class SecretInput(Input):
     """A password field for one sensitive param; Enter hands the value to the app, then the field empties."""
 
-    def __init__(self, workflow: str, param: str):
-        super().__init__(password=True, placeholder="hidden; never sent to the model", compact=True,
+    def __init__(self, workflow: str, param: str, value: str = ""):
+        super().__init__(value, password=True, placeholder="hidden; never sent to the model", compact=True,
                          id="secret-" + param.replace(".", "-"), classes="secret")
         self.workflow, self.param = workflow, param
 

@@ -9,7 +9,10 @@ a withdrawn draft (the researcher started over or moved to another workflow)
 leaves the panel at once, so it can never be approved while a new one is
 being filled. Sensitive params are typed in the panel's masked fields and
 handed to the conversation out of band; the chat only ever carries
-"<redacted>".
+"<redacted>". A message holding something secret-shaped is held back: a value
+typed for a sensitive param moves into its masked field (the rest of the message
+stays in the input), anything else is asked about (secret_question.py) before
+it is sent, redacted or as typed.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from textual.widgets import Input
 from snakegate.tui import present
 from snakegate.tui.background import in_thread
 from snakegate.tui.messages import SensitiveEntered, TurnEvent, TurnFinished
+from snakegate.tui.secret_question import AS_TYPED, REDACT, SecretQuestion
 
 PROMPT = "Type here; Enter sends"
 BUSY = "waiting for the model… (Esc stops it)"
@@ -55,6 +59,8 @@ class TurnsMixin:
     def start_turn(self, text: str, *, shown: str, restorable: bool) -> None:
         """Send `text` (shown in the transcript as `shown`); `restorable`: put it back in the input if the
         turn fails or is stopped."""
+        if restorable and self._held_back(text):
+            return
         self._begin(shown, text if restorable else None,
                     lambda conversation, **kw: conversation.send(text, **kw))
 
@@ -166,6 +172,56 @@ class TurnsMixin:
         self._begin(f"({param} entered in the masked field: {present.MASK})", None,
                     lambda conversation, **kw: conversation.enter_sensitive(workflow, param, value, **kw))
 
+    def _held_back(self, text: str) -> bool:
+        """Keep a message with something secret-shaped from the model (True when held back). A value typed
+        for a sensitive param of the workflow being filled goes into its masked field and the message back
+        into the input with "<redacted>" in its place; anything else is asked about first. Before the
+        conversation is ready, send() itself refuses such a message and it comes back to the input."""
+        from snakegate.agent.redact import PLACEHOLDER
+
+        conversation = self.conversation
+        suspects = conversation.suspected_secrets(text) if conversation is not None else []
+        if not suspects:
+            return False
+        owners = {p["param"]: p["workflow"] for p in conversation.sensitive_params()}
+        moved = [s for s in suspects if s.param in owners]
+        if moved:
+            rest = text
+            for s in moved:
+                self.panel.put_secret(owners[s.param], s.param, s.value)
+                rest = rest.replace(s.value, PLACEHOLDER)
+            self.prompt.value = rest
+            names = ", ".join(f"`{s.param}`" for s in moved)
+            self.notify(f"What you typed for {names} is in the masked field on the right: press Enter there to "
+                        "enter it. Nothing was sent.", timeout=8)
+            return True
+        self.push_screen(SecretQuestion(suspects, _where(conversation.backend)),
+                         lambda answer: self._answered(text, suspects, answer))
+        return True
+
+    def _answered(self, text: str, suspects, answer: str | None) -> None:
+        values = [s.value for s in suspects]
+        if answer == REDACT:
+            self.conversation.mark_secret(values)  # from now on "<redacted>" to the model and in the audit log
+            shown = text
+            for value in values:
+                shown = shown.replace(value, present.MASK)
+            self._begin(shown, text, lambda conversation, **kw: conversation.send(text, **kw))
+        elif answer == AS_TYPED:
+            self.conversation.mark_not_secret(values)
+            self._begin(text, text, lambda conversation, **kw: conversation.send(text, **kw))
+        else:
+            self.prompt.value = text  # edit it: nothing was sent
+            self.prompt.cursor_position = len(text)
+            self.prompt.focus()
+
     def schema_of(self, workflow_id: str | None) -> dict | None:
         wf = self.registry.get(workflow_id) if self.registry is not None and workflow_id else None
         return wf.schema if wf is not None else None
+
+
+def _where(backend) -> str:
+    """Where a message goes, for the secret question."""
+    if getattr(backend, "local", False):
+        return "the guided dialogue (it stays on this machine)"
+    return f"the model {present.backend_label(backend)}"
