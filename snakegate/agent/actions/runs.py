@@ -125,7 +125,11 @@ def run_status(ctx: ActionContext, args: RunArgs):
     if record.get("parent_run"):
         out["fork_of"] = record["parent_run"]
     if record.get("status") not in ("succeeded", "running"):
-        out["error"] = cut_line(record.get("error") or "") or None
+        # `failure`, as explain_run names it: a result's `error` key is a refusal of the call itself
+        failure = record.get("failure") if isinstance(record.get("failure"), dict) else {}
+        message = failure.get("message") or record.get("error")
+        out["failure"] = {"rule": failure.get("rule") or record.get("failed_rule"),
+                          "error": cut_line(message) if message else None}
     return out, f"status of run {run_dir.name}: {record.get('status', 'unknown')}", None
 
 
