@@ -210,3 +210,35 @@ def token_workflow(wf_id: str, title: str, description: str, shell: str, log: bo
     label = 'label=config["label"],'
     files["Snakefile"] = files["Snakefile"].replace(label, label + '\n                token=config["token"],')
     return files
+
+
+# A one-rule workflow whose one param, `note`, takes any JSON value: nothing but the hostile-shape and size checks
+# stands between a config's value and a run (tests/config/).
+OPEN_NOTE = {
+    "workflow.yaml": """\
+        id: open-note
+        version: 0.1.0
+        title: Open note
+        description: Writes a fixed note; its one param takes any JSON value.
+        tags: [test]
+        maintainers: [{name: snakegate tests}]
+        trust: community
+        rules:
+          note: {output: {note: text}}
+        outputs:
+          note: {path: results/note.txt, type: text, description: The note.}
+        """,
+    "schema.json": json.dumps({
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": False,
+        "properties": {"note": {"description": "Any JSON value; the rule never reads it.", "default": None}},
+    }),
+    "Snakefile": """\
+        rule note:
+            output:
+                note="results/note.txt",
+            params:
+                note=config["note"],
+            shell:
+                "echo written > {output.note}"
+        """,
+}

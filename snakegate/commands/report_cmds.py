@@ -13,7 +13,9 @@ def register(sub, epilog: str) -> None:
                                    "it, the invocation id and git SHAs, the params (sensitive values masked), "
                                    "every declared output with its sha256 (plots inline, key numbers of JSON, "
                                    "the first rows of tables), the job timeline and, for a failure, the rule, "
-                                   "the error and its log. The page loads nothing from the network.")
+                                   "the error and its log. The page loads nothing from the network and keeps to "
+                                   "a size budget: images up to 2 MiB each and 8 MiB in all, previews of at most "
+                                   "40 outputs; what it leaves out is listed with path, size and sha256.")
     p.add_argument("run", help="run id, unique prefix, or 'latest'")
     p.add_argument("-o", "--output", metavar="FILE",
                    help="where to write it (default: runs/<run_id>/report.html, where a fork's or rerun's "

@@ -81,6 +81,11 @@ def runs_lines(rows: list[dict], total: int, total_width: int | None = None) -> 
 
 
 # ---- one run -------------------------------------------------------------------------------------
+def _items(value: Any) -> list:
+    """A recorded list, or [] for anything else (a record edited by hand)."""
+    return value if isinstance(value, list) else []
+
+
 def value_lines(label: str, value: Any, indent: int = 0, label_width: int = LABEL,
                 total: int | None = None) -> list[str]:
     from snakegate.views.facts import value_text
@@ -118,14 +123,16 @@ def show_run_lines(record: dict, origin, params: list[tuple[str, str]], parent: 
         for name, value in params:
             out.extend(field(name, value, label_width=name_width, indent=2, total=total))
     put("error", record.get("error"))
-    failure = record.get("failure") or {}
+    failure = record.get("failure") if isinstance(record.get("failure"), dict) else {}
     put("failed_rule", failure.get("rule") or record.get("failed_rule"))
     put("log", failure.get("log") or record.get("failed_log"))
     room = (total or width()) - LABEL - 2
-    for line in failure.get("log_tail") or []:  # a log line is cut in the middle, never reflowed
-        out.append(f"{'':<{LABEL}}| {cut_line(line.rstrip(), room)}")
-    for copy in failure.get("cluster_logs") or []:
-        put("cluster log", f"{copy['path']} (from {copy['source']}, sha256 {copy['sha256'][:12]}…)")
+    for line in _items(failure.get("log_tail")):  # a log line is cut in the middle, never reflowed
+        out.append(f"{'':<{LABEL}}| {cut_line(str(line).rstrip(), room)}")
+    for copy in _items(failure.get("cluster_logs")):
+        if isinstance(copy, dict):
+            put("cluster log", f"{copy.get('path')} (from {copy.get('source')}, sha256 "
+                               f"{str(copy.get('sha256'))[:12]}…)")
     put("cancelled_by", record.get("cancelled_by"))
     if record.get("status") == "running" and record.get("snakemake_pid"):
         pid = record["snakemake_pid"]
@@ -133,7 +140,7 @@ def show_run_lines(record: dict, origin, params: list[tuple[str, str]], parent: 
     put("running_jobs", record.get("running_jobs"))
     put("interrupted_detected_at", record.get("interrupted_detected_at"))
     put("missing_outputs", record.get("missing_outputs"))
-    for change in record.get("input_changed") or []:
+    for change in [c for c in _items(record.get("input_changed")) if isinstance(c, dict)]:
         gated, now = str(change.get("gated_sha256"))[:12], str(change.get("current_sha256"))[:12]
         put("input_changed", f"{change.get('param')}: {change.get('path')} (gated sha256 {gated}…, now {now}…)")
     outputs = [o for o in record.get("outputs") or [] if isinstance(o, dict)]

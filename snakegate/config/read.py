@@ -16,7 +16,9 @@ FullLoader turns into Python functions, tuples, complex numbers and bytes),
 (aliases that expand past `configshape.MAX_VALUES` values, measured on the
 event stream before anything is built), `too_deep` (measured on the event
 stream too, so a deep file never reaches the recursive composer) and
-`too_large` (integers Python cannot read). The values' shapes (NaN, dates,
+`too_large`: a file or text over `MAX_BYTES` (read no further than that), more
+than `MAX_VALUES` values written out without aliases, or integers Python cannot
+read. Each message says which of these it is, with the size and the cap. The values' shapes (NaN, dates,
 64-bit integers, non-text keys) are the gate's first step (`configshape`).
 
 It never evaluates a template, never constructs a Python object from a tag,
@@ -80,12 +82,20 @@ def _path(stack: list[_Frame]) -> str:
     return format_path(parts)
 
 
+def _too_many_values(source: str) -> GateError:
+    return GateError(path="", code="too_large",
+                     message=f"{source} holds more than {MAX_VALUES:,} values, all written out (no YAML aliases); "
+                             "a run config holds a few dozen",
+                     hint="put bulk data in a file inside a data root and give its path as a parameter")
+
+
 def _prepass(text: str, source: str) -> None:
     """One pass over PyYAML's events (its parser keeps an explicit stack: no recursion), counting every
     value as it would be after alias expansion. Raises _Refused; YAML syntax errors propagate."""
     stack: list[_Frame] = []
     sizes: dict[str, int] = {}  # anchor -> expanded size of its node
     total = 0
+    expanded = False  # whether an alias has added values (else every value counted is written out)
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
         if not isinstance(event, (yaml.NodeEvent, yaml.CollectionEndEvent)):
             continue
@@ -112,8 +122,11 @@ def _prepass(text: str, source: str) -> None:
                                                  f"(the alias *{event.anchor} inside its own anchor)",
                                          hint=_FIX_ALIASES))
             total += sizes.get(event.anchor, 1)  # an unknown alias is the composer's error to report
+            expanded = True
         else:
             total += 1
+        if total > MAX_VALUES and not expanded:
+            raise _Refused(_too_many_values(source))
         if total > MAX_VALUES:
             raise _Refused(GateError(path="", code="yaml_bomb",
                                      message=f"{source} expands to more than {MAX_VALUES:,} values once its YAML "
@@ -256,8 +269,21 @@ def _parse_json(text: str, source: str) -> tuple[bool, Any, GateError | None]:
     return (True, *_checked(data, source))
 
 
+def _too_large(source: str, size: int | None) -> GateError:
+    how_big = f"{size:,} bytes" if size is not None else f"more than {MAX_BYTES:,} bytes"
+    return GateError(path="", code="too_large",
+                     message=f"{source} is {how_big}, over the {MAX_BYTES:,}-byte ({MAX_BYTES // 2**20} MiB) cap "
+                             "on a run config (a run config is a few hundred bytes)",
+                     hint="give the path of a run config, not a data file; put bulk data in a file inside a data "
+                          "root and give its path as a parameter")
+
+
 def load_config_text(text: str, source: str) -> tuple[Any, GateError | None]:
     """A config file's text -> (data, None) or (None, the refusal): JSON first, then YAML, as Snakemake does."""
+    if len(text) > MAX_BYTES // 4:  # only then can its UTF-8 exceed the cap
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > MAX_BYTES:
+            return None, _too_large(source, size)
     is_json, data, error = _parse_json(text, source)
     if is_json:
         return data, error
@@ -271,10 +297,12 @@ def read_run_config(path: str | os.PathLike) -> tuple[Any, GateError | None]:
         if path.is_dir():
             raise IsADirectoryError
         if size > MAX_BYTES:
-            return None, GateError(path="", code="too_large",
-                                   message=f"{path} is {size:,} bytes; a run config is at most {MAX_BYTES:,} bytes",
-                                   hint="give the path of a run config, not a data file")
-        text = path.read_text(encoding="utf-8")
+            return None, _too_large(str(path), size)
+        with open(path, "rb") as fh:  # never more than the cap, whatever the size said (/dev/zero says 0)
+            raw = fh.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            return None, _too_large(str(path), None)
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise UserError(f"run config {path} does not exist; create one with `snakegate init <workflow> -o {path}`")
     except IsADirectoryError:

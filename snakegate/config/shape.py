@@ -10,7 +10,8 @@ finite floats. Everything else is a `GateError` with a code and a fix:
   (Snakemake's loader keeps aliases shared), so a 1 KB "billion laughs" is
   refused in microseconds instead of being walked for minutes.
 - `too_deep`: lists/mappings nested more than `MAX_DEPTH` levels.
-- `too_large`: an integer outside the signed 64-bit range (Python refuses to
+- `too_large`: more than `MAX_VALUES` values all written out (no alias shared
+  anywhere), or an integer outside the signed 64-bit range (Python refuses to
   print integers beyond 4,300 digits, and no workflow tool reads them).
 - `range`: NaN or infinity. `type`: a mapping key that is not text (YAML 1.1
   reads `on:` as `true:` and `1:` as `1:`), a date, bytes, a set, a tuple, a
@@ -90,8 +91,9 @@ def _key_error(key: Any, parts: tuple) -> GateError | None:
                      hint="put the key in quotes, e.g. \"on\": or \"1\":")
 
 
-def _walk(value: Any, parts: tuple, depth: int, memo: dict, open_ids: set, budget: list) -> int:
-    """Height of `value` (1 for a scalar); fills memo[id] = height and charges the expanded size to budget."""
+def _walk(value: Any, parts: tuple, depth: int, memo: dict, open_ids: set, budget: list, expanded: list) -> int:
+    """Height of `value` (1 for a scalar); fills memo[id] = height and charges the expanded size to budget;
+    expanded[0] says whether a shared value (an alias) was counted again."""
     if not isinstance(value, (dict, list)):
         budget[0] -= 1
         error = _scalar_error(value, format_path(parts))
@@ -107,6 +109,7 @@ def _walk(value: Any, parts: tuple, depth: int, memo: dict, open_ids: set, budge
     if key in memo:  # an alias: already proved, only its expanded size and depth count again
         size, height = memo[key]
         budget[0] -= size
+        expanded[0] = True
     else:
         if depth > MAX_DEPTH:
             raise _Stop(_too_deep(parts))
@@ -121,7 +124,7 @@ def _walk(value: Any, parts: tuple, depth: int, memo: dict, open_ids: set, budge
                 if error:
                     raise _Stop(error)
                 budget[0] -= 1
-            height = max(height, _walk(v, parts + (k,), depth + 1, memo, open_ids, budget))
+            height = max(height, _walk(v, parts + (k,), depth + 1, memo, open_ids, budget, expanded))
             if budget[0] < 0:
                 break
         open_ids.discard(key)
@@ -129,6 +132,11 @@ def _walk(value: Any, parts: tuple, depth: int, memo: dict, open_ids: set, budge
         memo[key] = (before - budget[0], height)
     if depth + height - 1 > MAX_DEPTH:
         raise _Stop(_too_deep(parts))
+    if budget[0] < 0 and not expanded[0]:
+        raise _Stop(GateError(path="", code="too_large",
+                              message=f"the run config holds more than {MAX_VALUES:,} values, all written out (no "
+                                      "YAML aliases); a run config holds a few dozen",
+                              hint="put bulk data in a file inside a data root and give its path as a parameter"))
     if budget[0] < 0:
         raise _Stop(GateError(path="", code="yaml_bomb",
                               message=f"the run config holds more than {MAX_VALUES:,} values, counting every repeat "
@@ -150,7 +158,7 @@ def _too_deep(parts: tuple) -> GateError:
 def shape_errors(value: Any, parts: tuple = ()) -> list[GateError]:
     """[] when `value` is bounded plain data, else the first hostile shape found (walking further is the hazard)."""
     try:
-        _walk(value, parts, 1, {}, set(), [MAX_VALUES])
+        _walk(value, parts, 1, {}, set(), [MAX_VALUES], [False])
     except _Stop as stop:
         return [stop.error]
     return []

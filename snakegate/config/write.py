@@ -12,19 +12,24 @@ keys sorted, UTF-8 text kept as written.
 `dump_config` proves each text before returning it: it reads the text back
 with `snakegate.config.read` (Snakemake's semantics) and refuses (ValueError)
 anything that does not come back equal, type for type. Nothing here touches
-the disk except `write_atomic`.
+the disk except `write_atomic` (a fresh temp name per call, the file's mode set
+at creation, then a rename).
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import secrets
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from snakegate.config.read import parse_yaml
+
+_TEMP_TRIES = 8  # fresh random temp names tried before giving up
 
 
 class _Dumper(yaml.SafeDumper):
@@ -75,8 +80,30 @@ def dump_config(data: Any, *, sort_keys: bool = True) -> str:
     return text
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write then rename, so a reader never sees half a file."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+def write_atomic(path: Path, text: str, mode: int | None = None) -> None:
+    """Write a sibling temp file then rename it over `path`, so a reader never sees half a file.
+
+    The temp file's name is new for every call (two threads or processes writing the same file never share
+    one), and it is created with `mode` (e.g. 0o600 for a file that holds secrets) from its first byte,
+    never chmod-ed afterwards; without `mode` it is created as `open()` creates files (0o666 less the umask)."""
+    path = Path(path)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(_TEMP_TRIES):
+        tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
+        try:
+            fd = os.open(tmp, flags, 0o666 if mode is None else mode)
+            break
+        except FileExistsError:  # 64 random bits taken already: someone else's temp file; draw again
+            continue
+    else:
+        raise FileExistsError(errno.EEXIST, f"no free temporary name beside {path}")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

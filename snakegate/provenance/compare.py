@@ -32,7 +32,9 @@ class ProvMissing(Exception):
 def load_prov(run_dir: Path) -> dict:
     path = Path(run_dir) / "prov.json"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(runstore.read_record(path))  # a regular file up to the cap: never a FIFO or /dev/zero
+    except runstore.RecordUnreadable as exc:
+        raise ProvMissing(f"{path}: {exc}") from None
     except FileNotFoundError:
         record = runstore.read_run(run_dir)
         raise ProvMissing(f"run {Path(run_dir).name} has no provenance record (status: "

@@ -33,7 +33,8 @@ def run_config_params(run_dir: Path) -> dict | None:
     """The params of runs/<id>/config.yaml (what Snakemake got: absolute input paths, plaintext values)."""
     try:
         from ruamel.yaml import YAML
-        data = YAML(typ="safe", pure=True).load((Path(run_dir) / runstore.CONFIG_YAML).read_text(encoding="utf-8"))
+        text = runstore.read_record(Path(run_dir) / runstore.CONFIG_YAML).decode("utf-8")  # bounded, regular only
+        data = YAML(typ="safe", pure=True).load(text)
     except Exception:  # noqa: BLE001 - unreadable or missing: the caller falls back to invocation.json
         return None
     return data["params"] if isinstance(data, dict) and isinstance(data.get("params"), dict) else None

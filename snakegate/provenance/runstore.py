@@ -9,8 +9,12 @@ far the run got. A small reserve file set aside when a run starts is given up
 to let the final record be written on a full disk. A run folder is locked
 (flock) while something executes in it.
 
-Reading never raises for a damaged record: `load_run` says what is wrong with
-it, so one bad folder never hides the others. Nothing here starts processes.
+Reading never raises for a damaged record and never reads one unbounded:
+record files are read only when they are regular files (a symlink, a FIFO or
+a device named run.json is refused without waiting on it) and only up to
+`MAX_RECORD_BYTES`; `load_run` says what is wrong with a record (unreadable,
+not JSON, a field of the wrong kind such as `started: "yesterday"`), so one
+bad folder never hides or crashes the others. Nothing here starts processes.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +54,8 @@ LOCK_HELD_ENV = "SNAKEGATE_RUN_LOCK_HELD"
 STATUSES = ("running", "succeeded", "failed", "cancelled", "interrupted", "incomplete")
 UNREADABLE = "unreadable"  # listed for a folder whose run.json or prov.json cannot be read
 RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # as snakegate/schemas/invocation.schema.json
+MAX_RECORD_BYTES = 64 * 1024 * 1024  # a record file read for a view (run.json, prov.json, ...) is read up to this
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 class RunBusy(Exception):
@@ -60,6 +67,10 @@ class RunBusy(Exception):
 
 class RunNotFound(Exception):
     pass
+
+
+class RecordUnreadable(Exception):
+    """A file of a run folder that is not read: not a regular file, too big, or refused by the system."""
 
 
 class RecordWriteError(OSError):
@@ -78,10 +89,15 @@ def utc_now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def parse_time(text: str | None) -> _dt.datetime | None:
-    if not text:
+def parse_time(text: Any) -> _dt.datetime | None:
+    """An ISO 8601 time as recorded (UTC, `Z`), as an aware datetime; None for anything else (never raises)."""
+    if not isinstance(text, str) or not text:
         return None
-    return _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    try:
+        when = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=_dt.timezone.utc)
 
 
 def is_safe_run_id(run_id: str) -> bool:
@@ -219,52 +235,194 @@ def drop_reserve(run_dir: Path) -> None:
         pass
 
 
-def read_json(path: Path) -> dict:
+# ---- reading, bounded ----------------------------------------------------------------------------
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"), (stat.S_ISLNK, "a symbolic link")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def _open_regular(path: Path, follow_symlinks: bool, what: str) -> tuple[int, int]:
+    """(descriptor, size) of a regular file, opened without waiting; FileNotFoundError or RecordUnreadable."""
+    flags = _READ_FLAGS if not follow_symlinks else _READ_FLAGS & ~getattr(os, "O_NOFOLLOW", 0)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow_symlinks:
+            raise RecordUnreadable(f"{what} is a symbolic link, not a file (not followed)") from None
+        raise RecordUnreadable(f"{what} cannot be read: {exc.strerror or exc}") from None
+    try:
+        st = os.fstat(fd)
+    except OSError as exc:
+        os.close(fd)
+        raise RecordUnreadable(f"{what} cannot be read: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise RecordUnreadable(f"{what} is {_kind(st.st_mode)}, not a regular file (not read)")
+    return fd, st.st_size
+
+
+def _read_upto(fd: int, limit: int, what: str) -> bytes:
+    chunks, size = [], 0
+    try:
+        while size < limit:
+            chunk = os.read(fd, min(1 << 20, limit - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise RecordUnreadable(f"{what} cannot be read: {exc.strerror or exc}") from None
+    return b"".join(chunks)
+
+
+def read_head(path: Path, limit: int, *, follow_symlinks: bool = False, what: str | None = None) -> tuple[bytes, bool]:
+    """(the first `limit` bytes of a regular file, whether it holds more). Never waits and never reads past the
+    limit: a FIFO, a device or a socket (and, unless `follow_symlinks`, a symbolic link) is refused as it is
+    opened. FileNotFoundError when there is no such file; RecordUnreadable saying why for anything else."""
+    what = what or Path(path).name
+    fd, _ = _open_regular(Path(path), follow_symlinks, what)
+    try:
+        data = _read_upto(fd, limit + 1, what)  # one byte more says whether there is more
+    finally:
+        os.close(fd)
+    return data[:limit], len(data) > limit
+
+
+def read_tail(path: Path, limit: int, *, follow_symlinks: bool = False, what: str | None = None) -> tuple[bytes, bool]:
+    """(the last `limit` bytes of a regular file, whether it holds more before them); refuses as read_head does."""
+    what = what or Path(path).name
+    fd, size = _open_regular(Path(path), follow_symlinks, what)
+    try:
+        start = max(0, size - limit)
+        try:
+            os.lseek(fd, start, os.SEEK_SET)
+        except OSError as exc:
+            raise RecordUnreadable(f"{what} cannot be read: {exc.strerror or exc}") from None
+        data = _read_upto(fd, limit, what)
+    finally:
+        os.close(fd)
+    return data, start > 0
+
+
+def read_record(path: Path, limit: int = MAX_RECORD_BYTES, what: str | None = None) -> bytes:
+    """The whole of a record file that is a regular file of at most `limit` bytes (symbolic links not followed);
+    FileNotFoundError when absent, RecordUnreadable saying why otherwise."""
+    what = what or Path(path).name
+    data, more = read_head(path, limit, what=what)
+    if more:
+        raise RecordUnreadable(f"{what} is more than {limit:,} bytes, larger than any record snakegate writes "
+                               "(not read)")
+    return data
+
+
+def _json_object(path: Path, what: str | None = None) -> tuple[dict | None, str | None]:
+    """(the JSON object in `path`, None), (None, why not), or (None, None) when there is no such file."""
+    what = what or Path(path).name
+    try:
+        text = read_record(path, what=what)
+    except FileNotFoundError:
+        return None, None
+    except RecordUnreadable as exc:
+        return None, str(exc)
+    if not text.strip():
+        return None, f"{what} is empty"
+    try:
+        data = json.loads(text)
+    except UnicodeDecodeError:
+        return None, f"{what} is not UTF-8 text"
+    except json.JSONDecodeError as exc:
+        return None, f"{what} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+    except RecursionError:
+        return None, f"{what} nests JSON too deep to read"
+    if not isinstance(data, dict):
+        return None, f"{what} holds a JSON {type(data).__name__}, not an object"
+    return data, None
+
+
+def read_json(path: Path) -> dict:
+    """The JSON object a record file holds; {} when it is missing, damaged, not a regular file or too big."""
+    data, _ = _json_object(path)
+    return data or {}
 
 
 def json_problem(path: Path, what: str | None = None) -> str | None:
     """Why `path` is not a readable JSON object, or None when it is (a missing file is None too)."""
-    what = what or Path(path).name
-    try:
-        text = Path(path).read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        return f"{what} cannot be read: {exc.strerror or exc}"
-    if not text.strip():
-        return f"{what} is empty"
-    try:
-        data = json.loads(text)
-    except UnicodeDecodeError:
-        return f"{what} is not UTF-8 text"
-    except json.JSONDecodeError as exc:
-        return f"{what} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-    if not isinstance(data, dict):
-        return f"{what} holds a JSON {type(data).__name__}, not an object"
+    return _json_object(path, what)[1]
+
+
+# What the views read from run.json, by the kind of value snakegate writes there (null is always allowed). A record
+# holding anything else was not written by snakegate as it stands: it is listed as damaged, never shown or summed.
+_TEXT = ("run_id", "workflow", "version", "status", "stage", "invocation_id", "parent_run", "rerun_of",
+         "parent_invocation_id", "error", "error_code", "source", "failed_rule", "cancelled_by", "workdir",
+         "snakemake_log", "console_log", "provenance_error", "record_problem")
+_TIMES = ("started", "ended", "interrupted_detected_at")
+_NUMBERS = ("duration_s", "exit_code", "snakemake_pid", "jobs_finished")
+_LISTS = ("running_jobs", "missing_outputs", "jobs_executed", "partial_outputs")
+_OBJECT_LISTS = ("outputs", "input_changed")
+_OBJECTS = ("failure", "origin", "progress", "fork_changes", "execution", "options")
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def record_problem(record: dict) -> str | None:
+    """Why run.json's record cannot be shown as a run (a field of the wrong kind), or None when it can."""
+    def wrong(key: str, kind: str) -> str:
+        return f"{RUN_JSON} has `{key}`: {_shown(record[key])}, which is not {kind}"
+
+    for key in _TEXT:
+        if record.get(key) is not None and not isinstance(record[key], str):
+            return wrong(key, "text")
+    for key in _TIMES:
+        if record.get(key) is not None and parse_time(record[key]) is None:
+            return wrong(key, "a time (ISO 8601, e.g. 2026-11-24T14:00:00Z)")
+    for key in _NUMBERS:
+        value = record.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            return wrong(key, "a number")
+    for key in _LISTS + _OBJECT_LISTS:
+        value = record.get(key)
+        if value is not None and (not isinstance(value, list)
+                                  or (key in _OBJECT_LISTS and not all(isinstance(v, dict) for v in value))):
+            return wrong(key, "a list of objects" if key in _OBJECT_LISTS else "a list")
+    for key in _OBJECTS:
+        if record.get(key) is not None and not isinstance(record[key], dict):
+            return wrong(key, "an object")
+    logs = record.get("failed_log")
+    if logs is not None and not isinstance(logs, str) and not (isinstance(logs, list)
+                                                                and all(isinstance(x, str) for x in logs)):
+        return wrong("failed_log", "a path or a list of paths")
+    if record.get("status") is not None and record["status"] not in STATUSES:
+        return wrong("status", f"a run status ({', '.join(STATUSES)})")
+    if record.get("run_id") is not None and not is_safe_run_id(record["run_id"]):
+        return wrong("run_id", "a run id (letters, digits, `.`, `_`, `-`)")
     return None
 
 
 def read_run(run_dir: Path) -> dict:
-    return read_json(Path(run_dir) / RUN_JSON)
+    """run.json's record; {} when it cannot be read or is damaged (`load_run` says why)."""
+    record, problem = _json_object(Path(run_dir) / RUN_JSON)
+    return record if record is not None and record_problem(record) is None else {}
 
 
 def load_run(run_dir: Path) -> tuple[dict, str | None]:
-    """(run.json's record, None) or ({}, why the record cannot be read); a missing run.json is a problem too."""
+    """(run.json's record, None), or ({}, why run.json cannot be shown), or (record, why another record file of the
+    run — prov.json, invocation.json — cannot be read). A missing run.json is a problem too."""
     run_dir = Path(run_dir)
-    path = run_dir / RUN_JSON
-    if not path.exists():
-        return {}, f"{RUN_JSON} is missing"
-    problem = json_problem(path)
+    record, problem = _json_object(run_dir / RUN_JSON)
+    if record is None:
+        return {}, problem or f"{RUN_JSON} is missing"
+    problem = record_problem(record)
     if problem:
         return {}, problem
-    record = read_json(path)
-    problem = json_problem(run_dir / PROV_JSON)
-    return record, problem
+    return record, json_problem(run_dir / PROV_JSON) or json_problem(run_dir / INVOCATION_JSON)
 
 
 def update_run(run_dir: Path, **fields: Any) -> dict:
@@ -395,7 +553,7 @@ def find_run(runs_dir: Path, ref: str) -> Path:
         if not names:
             raise RunNotFound(f"no runs in {runs_dir}")
         # by start time: run ids made by hand (plain snakemake) do not sort by time
-        return runs_dir / max(names, key=lambda n: (read_run(runs_dir / n).get("started") or "", n))
+        return runs_dir / max(names, key=lambda n: (str(read_run(runs_dir / n).get("started") or ""), n))
     if ref in names:
         return runs_dir / ref
     matches = [n for n in names if n.startswith(ref) or n.endswith(ref)]
@@ -407,6 +565,7 @@ def find_run(runs_dir: Path, ref: str) -> Path:
 
 
 def duration_s(record: dict) -> float | None:
+    """Seconds from `started` to `ended`; None when either is missing or not a time."""
     start, end = parse_time(record.get("started")), parse_time(record.get("ended"))
     if start and end:
         return round((end - start).total_seconds(), 3)

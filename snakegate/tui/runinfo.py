@@ -5,7 +5,9 @@ Every function here reads run folders through the core
 data; it never writes, never runs anything and is called from a background
 thread (reading prov.json of a big run takes a moment). Sensitive params are
 masked through the workflow's contract before they leave this module; a run
-whose workflow is gone from the registry has every param masked.
+whose workflow is gone from the registry has every param masked. A damaged
+record (not a regular file, too big, not JSON, a field of the wrong kind) is
+listed as `unreadable` with the reason, never read unbounded.
 """
 
 from __future__ import annotations
@@ -50,7 +52,9 @@ def run_facts(registry, settings, run_dir: Path) -> RunFacts:
     from snakegate.views.facts import pins
     from snakegate.tui.present import param_lines
 
-    record = runstore.read_run(run_dir)
+    record, problem = runstore.load_run(run_dir)
+    if not record:  # a damaged run.json: shown as damaged, with the reason, never read further
+        record = {"status": runstore.UNREADABLE, "unreadable": problem}
     record.setdefault("run_id", run_dir.name)
     invocation = runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}
     params = param_lines(_schema_of(registry, record.get("workflow") or invocation.get("workflow")),

@@ -4,7 +4,9 @@ timeline and its masked params.
 
 One definition for every reader: `snakegate show-run` and `snakegate report` (CLI), the agent's
 `explain_run` (which the chat's run panel and history read) and the chat's history view. Reads only the
-run folder (and a failure's log named relative to the registry root); writes nothing, runs nothing.
+run folder (and a failure's log named relative to the registry root), and never a file whole: logs from
+their end, JSON and tables from their start, each up to a cap, and only regular files (a FIFO or a device
+named like an output is never waited on). Writes nothing, runs nothing.
 Sensitive values: params are masked through the contract; free text is scrubbed by the caller
 (`Scrubber`), because only config.yaml holds the plain values.
 """
@@ -12,6 +14,7 @@ Sensitive values: params are masked through the contract; free text is scrubbed 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 from dataclasses import dataclass
@@ -28,7 +31,9 @@ MASK = "••••••"           # how a sensitive value is shown (CLI and 
 TABLE_ROWS = 5
 TABLE_COLUMNS = 12
 CELL_CHARS = 40
-COUNT_ROWS_UP_TO = 1_000_000  # a table's rows are counted up to here (the count says "more than" beyond)
+LOG_TAIL_BYTES = 64 * 1024          # a log's tail is read from its last bytes only
+JSON_READ_BYTES = 8 * 1024 * 1024   # a JSON output bigger than this gives no key numbers (it is not parsed)
+TABLE_READ_BYTES = 1024 * 1024      # a table's preview and row count come from its first bytes only
 
 
 class UnreadableRun(Exception):
@@ -73,11 +78,15 @@ def duration_text(seconds: Any, compact: bool = False) -> str:
 
 
 def log_tail(path: Path, n: int = LOG_TAIL_LINES) -> list[str]:
-    """The last `n` non-blank lines of a text file (each cut to one readable line); [] when unreadable."""
+    """The last `n` non-blank lines of a text file (each cut to one readable line), from its last
+    LOG_TAIL_BYTES; [] when it is not a readable regular file."""
     try:
-        lines = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
+        data, cut = runstore.read_tail(path, LOG_TAIL_BYTES, follow_symlinks=True)
+    except (OSError, runstore.RecordUnreadable):
         return []
+    lines = data.decode("utf-8", errors="replace").splitlines()
+    if cut and lines:
+        lines = lines[1:]  # the first line read may be the end of a longer one
     return [cut_line(line) for line in lines if line.strip()][-n:]
 
 
@@ -87,11 +96,12 @@ def failure_facts(record: dict, run_dir: Path, root: Path) -> dict:
     `failed_rule`/`failed_log`/`error`); the log is read only inside the run folder or the registry."""
     failure = record.get("failure") if isinstance(record.get("failure"), dict) else {}
     logs = failure.get("log") or record.get("failed_log") or []
-    logs = [logs] if isinstance(logs, str) else list(logs)
+    logs = [logs] if isinstance(logs, str) else [x for x in logs if isinstance(x, str)] if isinstance(logs, list) \
+        else []
     out = {"rule": failure.get("rule") or record.get("failed_rule"),
            "error": cut_line(failure.get("message") or record.get("error") or "", 2 * LINE_CHARS) or None,
            "exception": failure.get("exception"), "log": logs[0] if logs else None}
-    tail = failure.get("log_tail")
+    tail = failure.get("log_tail") if isinstance(failure.get("log_tail"), list) else None
     if not tail and logs:
         for base in (run_dir, root):
             candidate = (Path(base) / logs[0]).resolve()
@@ -118,11 +128,20 @@ def inside_run(run_dir: Path, recorded: str) -> Path:
     return Path(run_dir) / str(recorded).split(f"{Path(run_dir).name}/", 1)[-1]
 
 
-def json_numbers(path: Path, limit: int = KEY_NUMBERS) -> dict | None:
-    """The first `limit` numeric leaves of a JSON file, plus {"…": "N more"}; None when unreadable."""
+def read_json_head(path: Path, cap: int = JSON_READ_BYTES) -> Any:
+    """The JSON value of a regular file of at most `cap` bytes; None when it is bigger, not JSON or unreadable."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        text, more = runstore.read_head(path, cap, follow_symlinks=True)
+        return None if more else json.loads(text)
+    except (OSError, ValueError, RecursionError, runstore.RecordUnreadable):
+        return None
+
+
+def json_numbers(path: Path, limit: int = KEY_NUMBERS) -> dict | None:
+    """The first `limit` numeric leaves of a JSON file (of at most JSON_READ_BYTES), plus {"…": "N more"}; None
+    when unreadable."""
+    data = read_json_head(path)
+    if data is None:
         return None
     numbers = numeric_leaves(data)
     keys = list(numbers)[:limit]
@@ -149,39 +168,51 @@ def diagnostics(run_dir: Path) -> dict:
         rel = path.relative_to(run_dir).as_posix()
         if rel.startswith("workflow/"):
             continue  # the immutable copy of the workflow folder, not something the run wrote
-        text = path.read_text(encoding="utf-8", errors="replace")
         try:
-            data = json.loads(text)
-        except ValueError:
-            out[rel] = cut_line(text)
+            head, more = runstore.read_head(path, DIAGNOSTICS_CHARS * 4)
+        except (OSError, runstore.RecordUnreadable) as exc:
+            out[rel] = str(exc)
             continue
-        out[rel] = data if len(text) <= DIAGNOSTICS_CHARS else {"key_numbers": numeric_leaves(data)}
+        text = head.decode("utf-8", errors="replace")
+        if not more and len(text) <= DIAGNOSTICS_CHARS:
+            try:
+                out[rel] = json.loads(text)
+            except ValueError:
+                out[rel] = cut_line(text)
+            continue
+        numbers = json_numbers(path)
+        out[rel] = {"key_numbers": numbers} if numbers is not None else cut_line(text)
     return out
 
 
 # ---- tables --------------------------------------------------------------------------------------
 def table_head(path: Path, rows: int = TABLE_ROWS, columns: int = TABLE_COLUMNS) -> dict | None:
-    """{columns, rows, total_rows, more_columns} of a CSV/TSV file (delimiter from the suffix), cells cut
-    to CELL_CHARS; None when it cannot be read as a table."""
+    """{columns, rows, total_rows, rows_counted_fully, more_columns} of a CSV/TSV file (delimiter from the
+    suffix), from its first TABLE_READ_BYTES only (the row count then says "at least"), cells cut to
+    CELL_CHARS; None when it cannot be read as a table."""
     path = Path(path)
     delimiter = "\t" if path.suffix.lower() in (".tsv", ".tab") else ","
     try:
-        with open(path, encoding="utf-8", errors="replace", newline="") as fh:
-            reader = csv.reader(fh, delimiter=delimiter)
-            header = next(reader, None)
-            if header is None:
-                return None
-            body, total = [], 0
-            for row in reader:
-                total += 1
-                if len(body) < rows:
-                    body.append([cut_line(c, CELL_CHARS) for c in row[:columns]])
-                if total >= COUNT_ROWS_UP_TO:
-                    break
-    except (OSError, csv.Error):
+        head, more = runstore.read_head(path, TABLE_READ_BYTES, follow_symlinks=True)
+    except (OSError, runstore.RecordUnreadable):
+        return None
+    text = head.decode("utf-8", errors="replace")
+    if more:
+        text = text[:text.rfind("\n") + 1]  # the last line read may be cut short
+    try:
+        reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+        header = next(reader, None)
+        if header is None:
+            return None
+        body, total = [], 0
+        for row in reader:
+            total += 1
+            if len(body) < rows:
+                body.append([cut_line(c, CELL_CHARS) for c in row[:columns]])
+    except csv.Error:
         return None
     return {"columns": [cut_line(c, CELL_CHARS) for c in header[:columns]], "rows": body, "total_rows": total,
-            "rows_counted_fully": total < COUNT_ROWS_UP_TO, "more_columns": max(0, len(header) - columns)}
+            "rows_counted_fully": not more, "more_columns": max(0, len(header) - columns)}
 
 
 # ---- params --------------------------------------------------------------------------------------

@@ -8,6 +8,12 @@ data; `render()` fills templates/report.html.j2 through Jinja2 with autoescaping
 is escaped. The page loads nothing: images are data URIs and a Content-Security-Policy forbids any
 other source. No wall-clock time is written into the page: the same run gives the same bytes.
 `write()` never replaces a file that is not a report of the same run unless asked to.
+
+The page keeps to a budget whatever the run wrote: an image is embedded only up to IMAGE_BYTES, and all
+images together up to IMAGES_BYTES; at most PREVIEWS outputs get a preview; a text output is read only
+for its first TEXT_PREVIEW_BYTES (tables and JSON are bounded in views.facts). What is left out is listed
+with its path, size and sha256, and the page says why. A parent run is linked only when its recorded id is
+a run id (`runstore.is_safe_run_id`): never `../../etc` or `javascript:`.
 """
 
 from __future__ import annotations
@@ -23,7 +29,10 @@ from snakegate.views import facts
 from snakegate.provenance import compare, runstore
 
 REPORT_NAME = "report.html"
-MAX_INLINE_IMAGE = 8 * 1024 * 1024  # bigger images are listed, not embedded
+IMAGE_BYTES = 2 * 1024 * 1024   # an image bigger than this is listed (path, size, sha256), not embedded
+IMAGES_BYTES = 8 * 1024 * 1024  # all embedded images of one page together; later images are listed instead
+PREVIEWS = 40                   # outputs previewed on one page; later ones are listed with path, size and sha256
+TEXT_PREVIEW_BYTES = 64 * 1024  # a text output is read this far, for its first lines
 TEXT_HEAD_LINES = 8
 IMAGE_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
                ".gif": "image/gif"}
@@ -68,7 +77,7 @@ def build(registry, settings, run_dir: Path, dest: Path | None = None) -> dict:
         "prov_note": prov_note,
         "parent": _parent(record, run_dir, schema, dest),
         "params": _params(schema, invocation.get("params") or {}),
-        "outputs": _outputs(record, run_dir, wf, prov, scrub),
+        **_outputs(record, run_dir, wf, prov, scrub),
         "problem": scrub(_problem(record, run_dir, registry_root, status)),
         "timeline": _timeline(prov, scrub),
         "diagnostics": scrub(facts.diagnostics(run_dir)),
@@ -105,6 +114,10 @@ def _parent(record: dict, run_dir: Path, schema: dict | None, dest: Path | None)
     parent = facts.parent_of(record, schema)
     if parent is None:
         return None
+    if not (isinstance(parent["run_id"], str) and runstore.is_safe_run_id(parent["run_id"])):
+        parent["run_id"] = str(parent["run_id"])
+        parent["href"], parent["has_report"] = None, False  # shown as recorded, never a link
+        return parent
     report = run_dir.parent / parent["run_id"] / REPORT_NAME
     base = Path(dest).parent if dest is not None else run_dir
     parent["href"] = Path(os.path.relpath(report, base)).as_posix()
@@ -157,10 +170,31 @@ def _declared(record: dict, wf) -> list[dict]:
             for n, o in wf.manifest.outputs.items()]
 
 
-def _outputs(record: dict, run_dir: Path, wf, prov: dict, scrub) -> list[dict]:
-    """Every declared output with its sha256 (now, and as the PROV record holds it) and a preview; a
-    sensitive value the workflow wrote into a table or text is masked in the preview too."""
+def _mib(n: int) -> str:
+    return f"{n / 2**20:g} MiB"
+
+
+class _Budget:
+    """What is left of the page's budget as outputs are previewed, and what was left out (and why)."""
+
+    def __init__(self):
+        self.images = IMAGES_BYTES
+        self.previews = PREVIEWS
+        self.left_out: list[dict] = []
+
+    def leave_out(self, row: dict, why: str) -> dict:
+        self.left_out.append({"name": row["name"], "path": row["path"], "size": row["size"], "sha256": row["sha256"],
+                              "why": why})
+        return {"kind": "note", "text": f"not shown on this page: {why}; open {row['path']} ({row['size']:,} bytes, "
+                                        f"sha256 {row['sha256']})"}
+
+
+def _outputs(record: dict, run_dir: Path, wf, prov: dict, scrub) -> dict:
+    """{outputs, left_out}: every declared output with its sha256 (now, and as the PROV record holds it) and a
+    preview within the page's budget; a sensitive value the workflow wrote into a table or text is masked in the
+    preview too. `left_out` lists what the budget kept off the page."""
     recorded = _recorded(prov)
+    budget = _Budget()
     rows = []
     for out in _declared(record, wf):
         path = run_dir / out["path"]
@@ -172,21 +206,36 @@ def _outputs(record: dict, run_dir: Path, wf, prov: dict, scrub) -> list[dict]:
                    recorded=recorded.get(out["name"]))
         row["matches_record"] = None if not (digest and row["recorded"]) else digest == row["recorded"]
         if exists:
-            preview = _preview(path, out.get("type"))
+            preview = _preview(path, out.get("type"), row, budget)
             row["preview"] = preview if not preview or preview["kind"] == "image" else scrub(preview)
         rows.append(row)
-    return rows
+    return {"outputs": rows, "left_out": budget.left_out, "budget": {
+        "image": _mib(IMAGE_BYTES), "images": _mib(IMAGES_BYTES), "previews": PREVIEWS,
+        "text": f"{TEXT_PREVIEW_BYTES // 1024} KiB"}}
 
 
-def _preview(path: Path, kind: str | None) -> dict | None:
+def _preview(path: Path, kind: str | None, row: dict, budget: _Budget) -> dict | None:
     suffix = path.suffix.lower()
+    if budget.previews <= 0:
+        return budget.leave_out(row, f"the page previews at most {PREVIEWS} outputs")
+    budget.previews -= 1
     if suffix in IMAGE_TYPES:
-        size = path.stat().st_size
-        if size > MAX_INLINE_IMAGE:
-            return {"kind": "note", "text": f"image of {size:,} bytes, too big to embed; open {path.name}"}
-        return {"kind": "image", "src": f"data:{IMAGE_TYPES[suffix]};base64,"
-                                         f"{base64.b64encode(path.read_bytes()).decode('ascii')}"}
+        size = row["size"]
+        if size > IMAGE_BYTES:
+            return budget.leave_out(row, f"an image over the {_mib(IMAGE_BYTES)} cap per image")
+        if size > budget.images:
+            return budget.leave_out(row, f"the page's {_mib(IMAGES_BYTES)} for images were used by the images above")
+        try:
+            data, more = runstore.read_head(path, min(IMAGE_BYTES, budget.images), follow_symlinks=True)
+        except (OSError, runstore.RecordUnreadable):
+            return None
+        if more:  # it grew since it was measured
+            return budget.leave_out(row, f"an image over the {_mib(IMAGE_BYTES)} cap per image")
+        budget.images -= len(data)
+        return {"kind": "image", "src": f"data:{IMAGE_TYPES[suffix]};base64,{base64.b64encode(data).decode('ascii')}"}
     if suffix == ".json":
+        if row["size"] > facts.JSON_READ_BYTES:
+            return {"kind": "note", "text": f"key numbers not read: the file is over {_mib(facts.JSON_READ_BYTES)}"}
         numbers = facts.json_numbers(path)
         return {"kind": "numbers", "numbers": [(k, _number(v)) for k, v in (numbers or {}).items()]} \
             if numbers else None
@@ -195,11 +244,14 @@ def _preview(path: Path, kind: str | None) -> dict | None:
         return {"kind": "table", **head} if head else None
     if suffix in TEXT_SUFFIXES or kind == "text":
         try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-        except OSError:
+            data, cut = runstore.read_head(path, TEXT_PREVIEW_BYTES, follow_symlinks=True)
+        except (OSError, runstore.RecordUnreadable):
             return None
+        lines = data.decode("utf-8", errors="replace").splitlines()
+        if cut and lines:
+            lines = lines[:-1]  # the last line read may be cut short
         return {"kind": "text", "lines": [facts.cut_line(line, 200) for line in lines[:TEXT_HEAD_LINES]],
-                "more": max(0, len(lines) - TEXT_HEAD_LINES)}
+                "more": max(0, len(lines) - TEXT_HEAD_LINES), "cut": cut}
     return None
 
 

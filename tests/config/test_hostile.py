@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from openai_server import ScriptedOpenAI, call
-from registry_copies import make_registry, snakegate
+from registry_copies import OPEN_NOTE, make_registry, snakegate
 from snakegate.agent.backends.choose import OpenAIBackend
 from snakegate.agent.controller import Conversation
 from snakegate.agent.events import ActionCalled, DraftReady
@@ -25,35 +25,6 @@ from snakegate.config.shape import MAX_DEPTH, MAX_VALUES
 from snakegate.gate.prove import gate
 from snakegate.registry.workflows import Registry
 from snakegate.registry.settings import load_settings
-
-OPEN_NOTE = {
-    "workflow.yaml": """\
-        id: open-note
-        version: 0.1.0
-        title: Open note
-        description: Writes a fixed note; its one param takes any JSON value.
-        tags: [test]
-        maintainers: [{name: snakegate tests}]
-        trust: community
-        rules:
-          note: {output: {note: text}}
-        outputs:
-          note: {path: results/note.txt, type: text, description: The note.}
-        """,
-    "schema.json": json.dumps({
-        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": False,
-        "properties": {"note": {"description": "Any JSON value; the rule never reads it.", "default": None}},
-    }),
-    "Snakefile": """\
-        rule note:
-            output:
-                note="results/note.txt",
-            params:
-                note=config["note"],
-            shell:
-                "echo written > {output.note}"
-        """,
-}
 
 HEAD = "workflow: open-note\nparams:\n"
 

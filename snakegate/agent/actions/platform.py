@@ -175,6 +175,11 @@ def call_action(ctx: ActionContext, name: str, arguments: dict | None) -> Outcom
     secrets = conversation_secrets(ctx)
     result = view.hide(scrub(result, secrets))
     error = result.get("error")
+    if error is not None and not (isinstance(error, dict) and "code" in error and "message" in error):
+        # `error` is the refusal of the call; an action answering with a field of that name is a defect (fail closed)
+        result = error_result("internal_error", f"{name} answered with an `error` field that is not a refusal",
+                              "tell the researcher; report it to the snakegate maintainers")
+        error = result["error"]
     ok = error is None and result.get("ok", True) is True
     size = json_size(result)
     if size > MAX_RESULT_BYTES:

@@ -95,8 +95,20 @@ def _shown_params(ctx: ActionContext, run_dir: Path) -> dict:
 
 
 def _summary(record: dict) -> dict:
-    return {"run_id": record.get("run_id"), "workflow": record.get("workflow"), "status": record.get("status"),
-            "started": record.get("started"), "duration_s": record.get("duration_s")}
+    out = {"run_id": record.get("run_id"), "workflow": record.get("workflow"), "status": record.get("status"),
+           "started": record.get("started"), "duration_s": record.get("duration_s")}
+    if record.get("unreadable"):  # a damaged record: listed with the reason, never read further
+        out["unreadable"] = record["unreadable"]
+    return out
+
+
+def _record(run_dir: Path) -> dict:
+    """run.json's record; Refused naming the reason when it is damaged (the other runs are not affected)."""
+    record, problem = runstore.load_run(run_dir)
+    if not record:
+        raise Refused("unreadable_run", f"the record of run {run_dir.name} cannot be read: {problem}",
+                      "tell the researcher; the other runs are not affected (list_runs shows them)")
+    return record
 
 
 # ---- the actions ---------------------------------------------------------------------------------
@@ -114,7 +126,7 @@ def list_runs(ctx: ActionContext, args: ListRunsArgs):
 
 def run_status(ctx: ActionContext, args: RunArgs):
     run_dir = _run_dir(ctx, args.run_id)
-    record = runstore.read_run(run_dir)
+    record = _record(run_dir)
     record.setdefault("run_id", run_dir.name)
     out = _summary(record) | {
         "version": record.get("version"), "invocation_id": record.get("invocation_id"),
@@ -125,13 +137,17 @@ def run_status(ctx: ActionContext, args: RunArgs):
     if record.get("parent_run"):
         out["fork_of"] = record["parent_run"]
     if record.get("status") not in ("succeeded", "running"):
-        out["error"] = cut_line(record.get("error") or "") or None
+        # `failure`, as explain_run names it: a result's `error` key is a refusal of the call itself
+        failure = record.get("failure") if isinstance(record.get("failure"), dict) else {}
+        message = failure.get("message") or record.get("error")
+        out["failure"] = {"rule": failure.get("rule") or record.get("failed_rule"),
+                          "error": cut_line(message) if message else None}
     return out, f"status of run {run_dir.name}: {record.get('status', 'unknown')}", None
 
 
 def explain_run(ctx: ActionContext, args: RunArgs):
     run_dir = _run_dir(ctx, args.run_id)
-    record = runstore.read_run(run_dir)
+    record = _record(run_dir)
     status = record.get("status", "unknown")
     out: dict[str, Any] = {"run_id": run_dir.name, "workflow": record.get("workflow"), "status": status,
                            "duration_s": record.get("duration_s")}

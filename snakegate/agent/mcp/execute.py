@@ -8,10 +8,13 @@ to that id). When the client declared no form elicitation it refuses and
 returns the one command the person can run themselves. Otherwise it shows the
 exact config and asks: through a standalone `elicitation/create` request on
 handshake-era connections, through an `InputRequiredResult` on 2026-07-28
-ones (the question's digest and the invocation id ride the sealed
-`requestState`, so an answer counts only for the question that was shown).
-Only an accepted form with "Run" ticked mints the `Approval`; there is no
-argument through which a model could supply one. The draft is checked once
+ones (the question's digest, the invocation id and a one-time nonce ride the
+sealed `requestState`, so an answer counts only for the question that was
+shown, and only once: the nonce is consumed under the state's lock, so the same
+accepted answer replayed, even several times at once, starts at most one run).
+Only an accepted form with "Run" ticked — the JSON boolean `true`, not "yes",
+"on" or 1 — mints the `Approval`; there is no argument through which a model
+could supply one. The draft is checked once
 more, then `runner.execute` runs it (it gates again, and the invocation id in
 the draft makes the top-level Snakefile refuse anything else), with progress
 sent as MCP progress notifications and the client, the approver and the
@@ -33,7 +36,7 @@ import anyio.lowlevel
 import anyio.to_thread
 from mcp_types import CallToolResult, ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
 from mcp_types.version import is_version_at_least
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, StrictBool, ValidationError
 
 from snakegate.run import runner
 from snakegate.agent.actions.platform import _bad_arguments, call_action  # noqa: PLC2701 - the actions' own refusal shape
@@ -55,9 +58,10 @@ MAX_NAME = 200                         # characters of the approver's name kept
 
 
 class Confirm(BaseModel):
-    # The confirmation form. `run` must be ticked: accepting the form alone runs nothing.
+    # The confirmation form. `run` must be ticked: accepting the form alone runs nothing. A tick is the JSON
+    # boolean true; "yes", "on", "true" or 1 are not (pydantic's lax bool would take them).
 
-    run: bool = Field(False, title="Run this exact config now",
+    run: StrictBool = Field(False, title="Run this exact config now",
                       description="Tick to run it. Leave it unticked, decline or cancel, and nothing runs.")
     approved_by: str = Field(title="Your name", description="Recorded in the run's provenance as the person who "
                                                              "approved it.")
@@ -148,13 +152,18 @@ def _digest(message: str, schema: dict) -> str:
     return hashlib.sha256(json.dumps([message, schema], sort_keys=True).encode()).hexdigest()
 
 
-def _retry_answer(params, invocation_id: str, q: str) -> ElicitResult | None:
-    """The answer a 2026-07-28 retry carries, if it answers exactly the question asked for this invocation."""
+def _retry_state(params, invocation_id: str) -> dict | None:
+    """The state a 2026-07-28 retry carries back (unsealed by the SDK), when it is about this invocation."""
     try:
         state = json.loads(params.request_state or "null")
     except ValueError:
         return None
-    if not isinstance(state, dict) or state.get("invocation_id") != invocation_id or state.get("q") != q:
+    return state if isinstance(state, dict) and state.get("invocation_id") == invocation_id else None
+
+
+def _retry_answer(params, state: dict, q: str) -> ElicitResult | None:
+    """The answer a retry carries, if it answers exactly the question that is asked now."""
+    if state.get("q") != q:
         return None
     answer = (params.input_responses or {}).get(ELICIT_KEY)
     return answer if isinstance(answer, ElicitResult) else None
@@ -171,7 +180,12 @@ def decide(state: McpState, entry: DraftEntry, answer: ElicitResult) -> tuple[st
                                              "nothing ran", ask)
     try:
         form = Confirm.model_validate(answer.content or {})
-    except ValidationError:
+    except ValidationError as exc:
+        if any(e["loc"] == ("run",) for e in exc.errors()):
+            got = json.dumps((answer.content or {}).get("run"))[:40]
+            return None, error_dict("declined", f"the confirmation of invocation {inv}… came back with \"Run\" set "
+                                                f"to {got}, not ticked (a ticked box is the JSON boolean true); "
+                                                "nothing ran", "call execute again to ask once more")
         return None, error_dict("declined", f"the confirmation of invocation {inv}… came back without a valid "
                                             "answer; nothing ran", "call execute again to ask once more")
     if not form.run:
@@ -295,12 +309,23 @@ async def execute(state: McpState, ctx, params, call: Call) -> CallToolResult | 
     q = _digest(message, schema)
     call.extra["elicitation"] = "asked"
     if _uses_input_required(ctx.protocol_version):
-        answer = _retry_answer(params, args.invocation_id, q)
+        answer, retried = None, _retry_state(params, args.invocation_id)
+        if retried is not None:
+            # One question, one answer: the nonce is spent whatever the answer says, so a replayed or
+            # duplicated retry (the SDK's seal alone would let it through) never counts a second time.
+            if not state.consume_confirmation(retried.get("nonce"), args.invocation_id):
+                return _refuse(state, call, error_dict(
+                    "confirmation_used", f"this confirmation of invocation {args.invocation_id[:12]}… was already "
+                                         "answered (or is too old to count), so its answer does not count again; "
+                                         "nothing ran",
+                    "call execute again without requestState: the person is asked once more"))
+            answer = _retry_answer(params, retried, q)
         if answer is None:
+            nonce = state.mint_confirmation(args.invocation_id)
             return InputRequiredResult(
                 input_requests={ELICIT_KEY: ElicitRequest(params=ElicitRequestFormParams(
                     message=message, requested_schema=schema))},
-                request_state=json.dumps({"invocation_id": args.invocation_id, "q": q}))
+                request_state=json.dumps({"invocation_id": args.invocation_id, "q": q, "nonce": nonce}))
     else:
         try:
             answer = await ctx.session.elicit_form(message, schema, related_request_id=ctx.request_id)

@@ -2,9 +2,10 @@
 
 Owns `McpState`: the registry and settings, the action context (the known
 sensitive values to scrub), the drafts validated during this server run (by
-invocation id: the only ones `execute` accepts), the person recorded as the
-approver unless they type another name, and the audit log. Also the shaping
-every handler shares: a result dict -> `CallToolResult` (JSON text plus
+invocation id: the only ones `execute` accepts), the one-time nonces of the
+confirmation questions still open (each answer counts once), the person
+recorded as the approver unless they type another name, and the audit log.
+Also the shaping every handler shares: a result dict -> `CallToolResult` (JSON text plus
 structured content, `isError` for refusals), paths hidden as the chat hides
 them, known secrets scrubbed. Reads and writes nothing itself.
 """
@@ -15,6 +16,7 @@ import json
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from secrets import token_hex
 from typing import Any
 
 from mcp_types import CallToolResult, TextContent
@@ -30,6 +32,7 @@ from snakegate.registry.workflows import Registry
 from snakegate.registry.settings import Settings
 
 UNKNOWN_CLIENT = "unknown MCP client"
+OPEN_CONFIRMATIONS = 256  # questions awaiting an answer; beyond this the oldest is forgotten (asked again)
 
 
 @dataclass
@@ -50,6 +53,7 @@ class McpState:
     cores: int = 1                    # Snakemake --cores for runs started here: the person's setting, not the model's
     ctx: ActionContext = None         # type: ignore[assignment]  (made in __post_init__)
     drafts: dict[str, DraftEntry] = field(default_factory=dict)
+    confirmations: dict[str, str] = field(default_factory=dict)  # open question's nonce -> its invocation id
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self):
@@ -72,6 +76,25 @@ class McpState:
     def shown(self, value: Any) -> Any:
         """What an MCP client may see of `value`: known secrets scrubbed, paths outside the data roots hidden."""
         return self.view.hide(scrub(value, self.secrets()))
+
+    def mint_confirmation(self, invocation_id: str) -> str:
+        """A fresh nonce for one confirmation question about `invocation_id`; its answer counts once."""
+        nonce = token_hex(16)
+        with self.lock:
+            self.confirmations[nonce] = invocation_id
+            while len(self.confirmations) > OPEN_CONFIRMATIONS:
+                del self.confirmations[next(iter(self.confirmations))]
+        return nonce
+
+    def consume_confirmation(self, nonce, invocation_id: str) -> bool:
+        """True exactly once for a nonce minted for `invocation_id`; False for a spent, forgotten or unknown one."""
+        if not isinstance(nonce, str):
+            return False
+        with self.lock:
+            if self.confirmations.get(nonce) != invocation_id:
+                return False
+            del self.confirmations[nonce]
+        return True
 
     def run_command(self, draft: Draft) -> str:
         return f"snakegate run {relative(draft.config_path, self.root)}"
