@@ -257,7 +257,7 @@ def hold_declarations(wf, workdir: Path, params: dict, registry_root: Path) -> l
 def _hold(decl, name: str, path: str, actual: Path, produced: bool, params: dict, header_of) -> OutputResult:
     when = f"`when` {_shown(decl.when)}" if decl.when else ""
     if not produced:
-        if actual.exists():
+        if actual.exists() or actual.is_symlink():
             return OutputResult(name, path, "not as declared", f"the run wrote it, but its {when} does not hold "
                                                                "for these params")
         return OutputResult(name, path, "as declared", f"not written, as its {when} says for these params")
@@ -274,6 +274,9 @@ def _hold(decl, name: str, path: str, actual: Path, produced: bool, params: dict
             return OutputResult(name, path, "not proven", f"its columns are not proven: {why}")
         from snakegate.contract import artifacts
 
+        if not artifacts.is_table(decl.type):
+            return OutputResult(name, path, "not as declared", f"it declares columns but is a {decl.type}, not a "
+                                                               "table (`snakegate check` says the same)")
         header = artifacts.table_header(actual, artifacts.delimiter(decl.type))
         if header is None:
             return OutputResult(name, path, "not as declared", f"it is not a readable {decl.type} with a header row")
@@ -284,7 +287,7 @@ def _hold(decl, name: str, path: str, actual: Path, produced: bool, params: dict
     if decl.keys is not None:
         try:
             document = json.loads(actual.read_bytes())
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:  # a hostile output: say so, never crash
             return OutputResult(name, path, "not as declared", f"it is not JSON ({exc}), so no declared key resolves")
         unresolved = missing_keys(decl, document)
         if unresolved:

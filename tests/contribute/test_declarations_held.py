@@ -172,3 +172,17 @@ def test_declared_keys_that_resolve_are_counted(workflow, tmp_path):
     (tmp_path / "p.json").write_text(json.dumps({"a": [1], "b/c": None}))
     (result,) = hold_declarations(wf, tmp_path, {}, tmp_path)
     assert (result.status, result.detail) == ("as declared", "all 2 declared keys resolve")
+
+
+def test_columns_declared_on_an_output_that_is_no_table_fail_without_a_crash(workflow, tmp_path):
+    wf = workflow(plot={"path": "p.png", "type": "png", "description": "p", "columns": ["a"]})
+    (tmp_path / "p.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (result,) = hold_declarations(wf, tmp_path, {}, tmp_path)
+    assert result.status == "not as declared" and "declares columns but is a png, not a table" in result.detail
+
+
+def test_a_json_output_nested_too_deep_to_parse_fails_without_a_crash(workflow, tmp_path):
+    wf = workflow(profile={"path": "p.json", "type": "json", "description": "p", "keys": ["/a"]})
+    (tmp_path / "p.json").write_text("[" * 200_000 + "]" * 200_000)
+    (result,) = hold_declarations(wf, tmp_path, {}, tmp_path)
+    assert result.status == "not as declared" and result.detail.startswith("it is not JSON (")
