@@ -49,11 +49,38 @@ class RuleIO(BaseModel):
     resources: RuleResources | None = None
 
 
+class EachItem(BaseModel):
+    """Columns made from a list param's items: every template of `each` with `{}` replaced by one item."""
+
+    model_config = ConfigDict(extra="forbid")
+    param: str
+    each: list[str]
+
+
+class DerivedColumns(BaseModel):
+    """A table output's columns computed from the params (snakegate.contract.outputs.declared_columns):
+    fixed, then the header of table param `of` (restricted to `keep`, less `minus`), then `plus`, then `last`."""
+
+    model_config = ConfigDict(extra="forbid")
+    of: str | None = None
+    keep: str | None = None
+    minus: str | None = None
+    fixed: list[str] = Field(default_factory=list)
+    plus: str | list[str | EachItem] | None = None
+    order: Literal["header", "keep"] = "header"  # the kept columns in the header's order, or in `keep`'s
+    last: list[str] = Field(default_factory=list)
+
+
 class DeclaredOutput(BaseModel):
+    """workflow.yaml `outputs.<name>`: where it is, its type, and what a consumer may rely on it holding."""
+
     model_config = ConfigDict(extra="forbid")
     path: str
     type: str
     description: str
+    columns: list[str] | DerivedColumns | None = None  # tables only
+    keys: list[str] | None = None  # json only: RFC 6901 pointers that resolve in every run's file
+    when: dict[str, Any] | None = None  # produced only when these params have these values (or one of a list)
 
 
 class Comparison(BaseModel):

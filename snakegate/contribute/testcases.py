@@ -7,7 +7,11 @@ output declared in workflow.yaml (patterns expanded from the params) is
 compared with `test/<case>/expected/<path>`: byte-identical by default, or as
 `test.compare.<output>` says — lines matching `ignore_lines` left out, numbers
 in JSON/CSV/TSV within `tolerance`, or `exists` (not empty) for human-facing
-reports; `test.float_tolerance` still works for JSON. A sample sheet's relative paths, which the gate
+reports; `test.float_tolerance` still works for JSON. Then each output's declaration
+is held against the real files: a table's header must equal its declared
+`columns` (computed from the case's params and its real input headers), every
+declared JSON `keys` pointer must resolve, and an output with `when` must exist
+exactly when its condition holds; a declaration that lies fails the case. A sample sheet's relative paths, which the gate
 resolved against the registry root, reach the run as absolute ones (snakegate.gate.sheet_paths). Files the run writes
 beside its inputs (a `.fai` next to a reference) are reported, and the ones it
 created are removed again; the workflow's content hash never covers test/.
@@ -32,13 +36,19 @@ from pathlib import Path
 from typing import Any, Literal
 
 from snakegate.models import GateError
-from snakegate.contract.outputs import expand_outputs
+from snakegate.contract.outputs import (
+    PatternError, column_difference, declared_columns, expand, expand_outputs, missing_keys, param_schema,
+    param_value, produced_when,
+)
 from snakegate.config.read import read_run_config
 from snakegate.config.write import dump_config
 from snakegate.gate.sheet_paths import with_absolute_paths
 from snakegate.gate.tools import only_tools_missing
 
-Status = Literal["identical", "differs", "missing", "no expected file"]
+Status = Literal["identical", "differs", "missing", "no expected file",
+                 "as declared", "not as declared", "not proven"]
+# A declaration that could not be held against the files (an input's header is unknown) is said, not failed.
+PASSING = ("identical", "as declared", "not proven")
 # Same thread counts everywhere, so BLAS and friends give the same bits on every machine.
 DETERMINISTIC_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                      "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"}
@@ -69,7 +79,7 @@ class CaseResult:
     @property
     def ok(self) -> bool:
         return (not self.gate_errors and self.run_failed is None
-                and all(o.status == "identical" for o in self.outputs))
+                and all(o.status in PASSING for o in self.outputs))
 
 
 def find_cases(folder: Path) -> list[Path]:
@@ -191,6 +201,7 @@ def run_case(registry, settings, wf, case_dir: Path, *, update: bool = False) ->
             return result
         for name, path, type_name in expand_outputs(wf.manifest.outputs, verdict.resolved_params, wf.schema):
             result.outputs.append(_compare_output(wf, case_dir, workdir, name, path, type_name, update, result))
+        result.outputs += hold_declarations(wf, workdir, verdict.resolved_params, settings.registry_root)
     result.beside_inputs = _restore(beside, _snapshot(beside))
     return result
 
@@ -218,6 +229,90 @@ def _compare_output(wf, case_dir: Path, workdir: Path, name: str, path: str, typ
     status, detail = compare_output(actual.read_bytes(), expected.read_bytes(), type_name, tolerance,
                                     how.ignore_lines if how is not None else [])
     return OutputResult(name, path, status, detail)
+
+
+def hold_declarations(wf, workdir: Path, params: dict, registry_root: Path) -> list[OutputResult]:
+    """Each output's declaration (`columns`, `keys`, `when`) held against the files this run wrote: one result
+    per declared output path, "as declared" or "not as declared" naming what differs."""
+    def header_of(param: str) -> list[str] | None:
+        return input_header(wf.schema, params, param, registry_root)
+
+    out = []
+    for name, decl in wf.manifest.outputs.items():
+        if decl.columns is None and decl.keys is None and decl.when is None:
+            continue
+        produced = produced_when(decl, params)
+        try:
+            paths = expand(decl.path, params, wf.schema)
+        except (PatternError, OSError) as exc:
+            if produced:
+                continue  # the comparison above already failed on it
+            out.append(OutputResult(name, decl.path, "not as declared", f"its path cannot be expanded: {exc}"))
+            continue
+        for path in paths:
+            out.append(_hold(decl, name, path, workdir / path, produced, params, header_of))
+    return out
+
+
+def _hold(decl, name: str, path: str, actual: Path, produced: bool, params: dict, header_of) -> OutputResult:
+    when = f"`when` {_shown(decl.when)}" if decl.when else ""
+    if not produced:
+        if actual.exists() or actual.is_symlink():
+            return OutputResult(name, path, "not as declared", f"the run wrote it, but its {when} does not hold "
+                                                               "for these params")
+        return OutputResult(name, path, "as declared", f"not written, as its {when} says for these params")
+    if not actual.is_file():
+        return OutputResult(name, path, "not as declared", "the run did not write it"
+                            + (f", though its {when} holds for these params" if when else ""))
+    said = [f"written, as its {when} says"] if when else []
+    if decl.columns is not None:
+        declared = declared_columns(decl, params, header_of)
+        if declared is None:
+            of = getattr(decl.columns, "of", None)
+            why = (f"the header of `{of}` is not a readable table here (a built-in dataset?)"
+                   if of and header_of(of) is None else "a param it names holds something other than column names")
+            return OutputResult(name, path, "not proven", f"its columns are not proven: {why}")
+        from snakegate.contract import artifacts
+
+        if not artifacts.is_table(decl.type):
+            return OutputResult(name, path, "not as declared", f"it declares columns but is a {decl.type}, not a "
+                                                               "table (`snakegate check` says the same)")
+        header = artifacts.table_header(actual, artifacts.delimiter(decl.type))
+        if header is None:
+            return OutputResult(name, path, "not as declared", f"it is not a readable {decl.type} with a header row")
+        problem = column_difference(declared, header)
+        if problem:
+            return OutputResult(name, path, "not as declared", f"columns: {problem}")
+        said.append(f"{len(declared)} columns as declared")
+    if decl.keys is not None:
+        try:
+            document = json.loads(actual.read_bytes())
+        except (OSError, ValueError, RecursionError) as exc:  # a hostile output: say so, never crash
+            return OutputResult(name, path, "not as declared", f"it is not JSON ({exc}), so no declared key resolves")
+        unresolved = missing_keys(decl, document)
+        if unresolved:
+            return OutputResult(name, path, "not as declared", f"declared keys name nothing in the file: "
+                                f"{', '.join(unresolved)} (of {len(decl.keys)} declared)")
+        said.append(f"all {len(decl.keys)} declared keys resolve")
+    return OutputResult(name, path, "as declared", "; ".join(said))
+
+
+def _shown(when: dict) -> str:
+    return "{" + ", ".join(f"{k}: {json.dumps(v)}" for k, v in when.items()) + "}"
+
+
+def input_header(schema: dict, params: dict, param: str, registry_root: Path) -> list[str] | None:
+    """The header of the table x-artifact param `param` names in these params, read from the file (a
+    relative path is the registry root's); None when it is no table or not a readable file."""
+    from snakegate.contract import artifacts
+
+    sub, through_list, _missing = param_schema(schema, param)
+    kind = (sub or {}).get("x-artifact")
+    value = param_value(params, param)
+    if through_list or not isinstance(kind, str) or not artifacts.is_table(kind) or not isinstance(value, str):
+        return None
+    path = Path(value) if Path(value).is_absolute() else registry_root / value
+    return artifacts.table_header(path, artifacts.delimiter(kind)) if path.is_file() else None
 
 
 def compare_output(actual: bytes, expected: bytes, type_name: str, tolerance: float | None = None,
