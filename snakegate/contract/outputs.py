@@ -80,3 +80,29 @@ def expand_outputs(outputs: dict, params: dict, schema: dict | None = None) -> l
         for concrete in expand(path, params, schema):
             out.append((name, concrete, type_name))
     return out
+
+
+# TEMP until the declarations branch lands: the declared columns, keys and condition of an output.
+def declared_columns(decl, params: dict, header_of) -> list[str] | None:
+    columns = getattr(decl, "columns", None)
+    if columns is None:
+        return None
+    if isinstance(columns, list):
+        return list(columns)
+    out = list(columns.get("fixed") or [])
+    header = header_of(columns["of"]) if columns.get("of") else []
+    if header is None:
+        return None
+    keep = params.get(columns["keep"]) if columns.get("keep") else None
+    minus = set(params.get(columns["minus"]) or []) if columns.get("minus") else set()
+    for c in header:
+        if (not keep or c in keep) and c not in minus:
+            out.append(c)
+    plus = params.get(columns["plus"]) if columns.get("plus") else None
+    out += [plus] if isinstance(plus, str) else list(plus or [])
+    return list(dict.fromkeys(out))
+
+
+def produced_when(decl, params: dict) -> bool:
+    when = getattr(decl, "when", None) or {}
+    return all(params.get(k) in (v if isinstance(v, list) else [v]) for k, v in when.items())

@@ -52,12 +52,17 @@ def artifact_view(path: Path, type_name: str) -> dict:
 
 def artifact_views(schema: dict, params: dict, good: Mapping[tuple, Path]) -> dict:
     """{param path below params: view} for every resolved input artifact, in params order (plain data; the
-    sandbox hands the preflight a deep-frozen copy)."""
+    sandbox hands the preflight a deep-frozen copy). A plan's input from an earlier step is seen through
+    its declaration (snakegate.gate.upstream): type and declared columns, `size_bytes` None."""
+    from snakegate.gate.upstream import Upstream
+
     views = {}
     for node in iter_nodes(schema, params):
         type_name = node.schema.get("x-artifact")
         if type_name and not node.is_key and node.parts in good:
-            views[format_path(node.parts)] = artifact_view(good[node.parts], type_name)
+            found = good[node.parts]
+            views[format_path(node.parts)] = found.view() if isinstance(found, Upstream) else \
+                artifact_view(found, type_name)
     return views
 
 
