@@ -97,20 +97,27 @@ def declare(workflow, steps: list[dict]) -> None:
                          name_modifier=f"{step['rule_prefix']}*", lineno=1)(lambda: None)
 
 
-def dag_problem(result, registry, settings):
-    """The plan gate's DAG step: Snakemake builds the whole plan's DAG (in the sandbox), or the GateError
-    that says why it cannot."""
-    from snakegate.gate.dag import DagError, build_dag
+def plan_dag(result, registry, settings):
+    """The whole plan's DAG as Snakemake builds it (in the sandbox, snakegate.gate.dag); DagError."""
+    from snakegate.gate.dag import build_dag
     from snakegate.gate.sheet_paths import with_absolute_paths
-    from snakegate.models import GateError
 
     workflows = {name: registry.get(r.workflow) for name, r in result.steps.items()}
     params = {name: with_absolute_paths(workflows[name].schema, r.resolved_params, settings.registry_root)
               for name, r in result.steps.items()}
     steps = modules(result.order, workflows, params, result.refs, "")
+    return build_dag(COMPOSER, {"snakegate_steps": steps,
+                                "snakegate_targets": targets(result.order, workflows, params, "")})
+
+
+def dag_problem(result, registry, settings):
+    """The plan gate's DAG step: Snakemake builds the whole plan's DAG (in the sandbox), or the GateError
+    that says why it cannot."""
+    from snakegate.gate.dag import DagError
+    from snakegate.models import GateError
+
     try:
-        build_dag(COMPOSER, {"snakegate_steps": steps,
-                             "snakegate_targets": targets(result.order, workflows, params, "")})
+        plan_dag(result, registry, settings)
     except DagError as exc:
         return GateError(path="steps", code="dag",
                          message=f"Snakemake cannot build the jobs of this plan: {exc.message}",

@@ -95,6 +95,20 @@ def load_copies(run_dir: Path, plan_config: dict) -> dict[str, Workflow]:
     return out
 
 
+def fork_registry(registry: Registry, parent: Path, plan_config: dict) -> Registry:
+    """The registry a fork of a plan run is gated against: a step that runs the same workflow as in the
+    parent runs the parent's copy; a replaced or added step the registry's workflow. PinError."""
+    parent_config = runstore.read_json(Path(parent) / runstore.INVOCATION_JSON).get("invocation") or {}
+    parent_steps = parent_config.get("steps") or {}
+    workflows = dict(registry.workflows)
+    for name, step in (plan_config.get("steps") or {}).items():
+        before = parent_steps.get(name) or {}
+        if before.get("workflow") == (step or {}).get("workflow") and (step_dir(parent, name) / pinning.COPY_DIR).is_dir():
+            wf = pinning.load_copy(step_dir(parent, name), before["workflow"])
+            workflows[wf.id] = wf
+    return Registry(root=registry.root, workflows=workflows)
+
+
 def pinned_registry(registry: Registry, copies: dict[str, Workflow]) -> Registry:
     """A registry holding only the run's copies (two steps of one workflow share its content)."""
     return Registry(root=registry.root, workflows={wf.id: wf for wf in copies.values()})

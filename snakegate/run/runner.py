@@ -141,7 +141,7 @@ def execute(registry: Registry, settings: Settings, invocation: dict, options: R
             if is_plan(invocation):
                 from snakegate.run import plan_run
 
-                registry = plan_run.pinned_registry(registry, plan_run.load_copies(pinned_from, invocation))
+                registry = plan_run.fork_registry(registry, pinned_from, invocation)
             else:
                 registry = pinning.registry_of_run(registry, pinned_from, str(invocation.get("workflow")))
         except pinning.PinError as exc:
