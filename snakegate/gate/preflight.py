@@ -6,8 +6,9 @@ A workflow may ship `preflight.py` with one pure function
 
 `params` are the resolved params (defaults filled), `artifacts` maps each input
 artifact's param path (`dataset_file`, `samples[0].reads`) to a read-only view
-of that file: its type, size and, by type, its header (`columns`) or its arrays'
-shapes and dtypes (`arrays`), never its data. Both are deep-frozen (mappings are
+of that file: its type, size and, by type, its header (`columns`), its arrays'
+shapes and dtypes (`arrays`) or its sequence names (`contigs`, for a VCF or GFF3
+whose first 64 KiB prove the whole list), never its data. Both are deep-frozen (mappings are
 read-only, lists are tuples), so a preflight cannot change what the gate passes
 on. Each returned item becomes a gate error with code `preflight` at
 `params.<path>`.
@@ -47,6 +48,9 @@ def artifact_view(path: Path, type_name: str) -> dict:
     arrays = artifacts.array_headers(path, type_name)
     if arrays is not None:
         view["arrays"] = arrays
+    contigs = artifacts.sequence_names(path, type_name)
+    if contigs is not None:
+        view["contigs"] = contigs
     return view
 
 
