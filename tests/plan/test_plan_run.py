@@ -141,3 +141,53 @@ def test_every_job_of_a_plan_whose_steps_spawn_processes_passes_the_job_gate(reg
     assert (run_dir / "steps" / "shout" / "results" / "second.txt").read_text() == "HELLO\n"
     jobs = [json.loads(p.read_text()) for p in (run_dir / "jobs").glob("*.json")]
     assert {j.get("rule") for j in jobs if j.get("mode") == "subprocess"} >= {"wf_shout__first", "wf_shout__second"}
+
+
+def _fork(registry, parent, *args):
+    before = run_names(registry)
+    proc = snakegate(registry, "fork", parent.name, *args)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run_dir = _new(registry, before)
+    return json.loads((run_dir / "run.json").read_text()), run_dir
+
+
+def test_a_fork_of_a_plan_re_runs_only_the_changed_step(runs, registry):
+    record, run_dir = _fork(registry, runs["snakegate"], "--set", "bench.model=random_forest")
+    assert record["status"] == "succeeded"
+    assert all(rule.startswith("bench__") for rule in record["jobs_executed"])
+    assert record["fork_changes"] == {"bench.model": "random_forest"}
+    # the clean step's outputs are the parent's, reused
+    assert (run_dir / "steps/clean/results/cleaned.csv").read_bytes() == \
+        (runs["snakegate"] / "steps/clean/results/cleaned.csv").read_bytes()
+
+
+def test_a_fork_changing_an_early_step_re_runs_it_and_every_step_after_it(runs, registry):
+    record, _run_dir = _fork(registry, runs["snakegate"], "--set", "clean.drop_duplicates=false")
+    executed = set(record["jobs_executed"])
+    assert "clean__clean" in executed and "bench__train" in executed
+    assert "clean__load" not in executed  # what the change leaves alone is reused
+
+
+def test_a_fork_of_a_plan_that_breaks_an_edge_is_refused_before_anything_runs(runs, registry):
+    before = run_names(registry)
+    proc = snakegate(registry, "fork", runs["snakegate"].name, "--set", "bench.label_column=island")
+    assert proc.returncode == 1
+    assert "steps.bench.params.label_column" in proc.stderr and "column_missing" in proc.stderr
+    assert run_names(registry) == before
+
+
+def test_a_step_of_a_plan_can_be_replaced_and_the_plan_is_gated_again(runs, registry):
+    record, run_dir = _fork(registry, runs["snakegate"], "--replace", "bench=spawned",
+                            "--set", "bench.table={from: clean, output: cleaned}")
+    assert record["status"] == "succeeded"
+    assert record["plan"]["steps"] == {"clean": "tabular-profile", "bench": "spawned"}
+    assert (run_dir / "steps" / "bench" / "results" / "second.txt").read_text() == "HELLO\n"
+    assert not (run_dir / "steps" / "bench" / "results" / "metrics.json").exists()  # nothing of the old step
+
+
+def test_a_step_can_be_added_to_a_plan_taking_an_earlier_steps_output(runs, registry):
+    record, run_dir = _fork(registry, runs["snakegate"], "--add", "shout=spawned",
+                            "--set", "shout.table={from: clean, output: cleaned}")
+    assert record["status"] == "succeeded"
+    assert set(record["jobs_executed"]) == {"shout__first", "shout__second"}
+    assert (run_dir / "steps" / "shout" / "results" / "second.txt").is_file()
