@@ -28,16 +28,10 @@ except GateRefused as refusal:
 snakegate_run.keep_job_stderr()
 
 
-module snakegate_workflow:
-    snakefile:
-        snakegate_run.snakefile
-    config:
-        snakegate_run.params
-    prefix:
-        snakegate_run.prefix
-
-
-use rule * from snakegate_workflow as wf_*
+# The workflow as a Snakemake module with its outputs under the run folder, its rules as wf_<rule> (Snakemake's
+# own `module` / `use rule * from ... as wf_*`); a plan, each step as such a module under runs/<run_id>/steps/
+# <step>/ with its rules as wf_<step>__<rule>, one DAG (snakegate/plan/compose.py).
+snakegate_run.declare_modules(workflow)
 
 # every job's inputs are checked against what their producer (or the staging) recorded before it runs,
 # and its outputs are hashed when it ends (snakegate/run/guard.py)

@@ -89,14 +89,41 @@ def cmd_check(ctx) -> int:
     from snakegate.check import check_workflows
 
     folders = _folders(ctx)
-    if not folders:
+    plans = _plans(ctx)
+    if not folders and not plans:
         return _nothing(ctx, "check", as_json=ctx.args.json)
     report = check_workflows(folders, ctx.registry, ctx.settings, hygiene=not ctx.args.no_hygiene)
+    refused = {path: _plan_errors(ctx, path) for path in plans}
+    ok = report.ok and not any(refused.values())
     if ctx.args.json:
-        print(json.dumps(report.as_json(), indent=2))
+        answer = report.as_json()
+        answer["ok"] = ok
+        answer["plans"] = {path.stem: [e.model_dump() for e in errors] for path, errors in refused.items()}
+        print(json.dumps(answer, indent=2))
     else:
         print_report(report)
-    return ExitCode.OK if report.ok else ExitCode.INVALID
+        for path, errors in refused.items():
+            print(f"{'FAIL ' if errors else 'ok   '} plan {path.stem} (plans/{path.name})")
+            for err in errors:
+                print(f"  error [{err.code}] {err.path}: {err.message}")
+                if err.hint:
+                    print(f"      fix: {err.hint}")
+        if plans:
+            print(f"{len(plans)} curated plan(s) gated: {sum(1 for e in refused.values() if e)} refused")
+    return ExitCode.OK if ok else ExitCode.INVALID
+
+
+def _plans(ctx) -> list:
+    """The curated plans (plans/*.yaml) a whole-registry check or test covers; none when workflows are named."""
+    from snakegate.contribute.plancases import curated_plans
+
+    return [] if ctx.args.ids or getattr(ctx.args, "case", None) else curated_plans(ctx.settings.registry_root)
+
+
+def _plan_errors(ctx, path) -> list:
+    from snakegate.contribute.plancases import check_plan
+
+    return check_plan(path, ctx.registry, ctx.settings)
 
 
 def _nothing(ctx, what: str, as_json: bool = False) -> int:
@@ -140,7 +167,8 @@ def cmd_test(ctx) -> int:
     from snakegate.contribute.testcases import find_cases, run_case
 
     folders = _folders(ctx)
-    if not folders:
+    plans = _plans(ctx)
+    if not folders and not plans:
         return _nothing(ctx, "test")
     failed = 0
     total = 0
@@ -175,6 +203,16 @@ def cmd_test(ctx) -> int:
                 skipped += 1
             elif not result.ok:
                 failed += 1
+    from snakegate.contribute.plancases import run_plan
+
+    for path in plans:  # each curated plan, run for real and compared step by step
+        total += 1
+        result = run_plan(path, ctx.registry, ctx.settings, update=ctx.args.update)
+        print_case(result)
+        if result.skipped:
+            skipped += 1
+        elif not result.ok:
+            failed += 1
     passed = max(total - failed - skipped, 0)
     print(f"\n{total} test case(s): {passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
     return ExitCode.OK if failed == 0 else ExitCode.INVALID

@@ -56,9 +56,14 @@ def register(sub, epilog: str) -> None:
                                    "parent's outputs in and re-run only the jobs downstream of the change. The "
                                    "new invocation is recorded as prov:wasDerivedFrom the parent's.")
     p.add_argument("run", help=RUN_HELP)
-    p.add_argument("--set", dest="sets", action="append", required=True, metavar="KEY=VALUE",
-                   help="a parameter change; VALUE is read as YAML (fill_mean, 3, true, [a, b]); "
-                        "dotted keys reach nested params (repeatable)")
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                   help="a parameter change; VALUE is read as YAML (fill_mean, 3, true, [a, b], "
+                        "{from: clean, output: cleaned}); dotted keys reach nested params; for a plan, "
+                        "STEP.PARAM=VALUE (repeatable)")
+    p.add_argument("--replace", dest="replaces", action="append", default=[], metavar="STEP=WORKFLOW",
+                   help="a plan: run WORKFLOW in STEP instead (its params start afresh: give them with --set)")
+    p.add_argument("--add", dest="adds", action="append", default=[], metavar="STEP=WORKFLOW",
+                   help="a plan: add a step running WORKFLOW (give its params with --set STEP.PARAM=...)")
     add_snakemake_options(p)
     p.set_defaults(handler=cmd_fork, passes_to_snakemake=True)
 
@@ -114,6 +119,24 @@ def _pin_of(run_dir: Path) -> Path | None:
 
 def _outputs(wf) -> dict | None:
     return {name: out.model_dump() for name, out in wf.manifest.outputs.items()} if wf else None
+
+
+def _plan_rule_order(run_dir: Path) -> dict[str, int]:
+    from snakegate.provenance import runstore
+
+    steps = (runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}).get("steps") or {}
+    order: dict[str, int] = {}
+    for name in steps:
+        manifest = run_dir / "steps" / name / "workflow" / "workflow.yaml"
+        try:
+            import yaml
+
+            rules = (yaml.safe_load(manifest.read_text()) or {}).get("rules") or {}
+        except (OSError, ValueError):
+            rules = {}
+        for rule in rules:
+            order[f"{name}__{rule}"] = len(order)
+    return order
 
 
 def parse_set(text: str) -> tuple[list[str], object]:
@@ -256,9 +279,18 @@ def cmd_fork(ctx) -> int:
     for text in ctx.args.sets:
         parts, value = parse_set(text)
         changes[".".join(parts)] = value
+    steps = {}
+    for flag, texts in (("--replace", ctx.args.replaces), ("--add", ctx.args.adds)):
+        for text in texts:
+            step, sep, workflow = text.partition("=")
+            if not sep or not step.strip() or not workflow.strip():
+                raise UserError(f"{flag} expects STEP=WORKFLOW, e.g. {flag} bench=surrogate-design (got {text!r})")
+            steps[step.strip()] = workflow.strip()
+    if not changes and not steps:
+        raise UserError("fork needs a change: --set KEY=VALUE (or, for a plan, --replace/--add STEP=WORKFLOW)")
     source = f"fork of run {parent.name}"
     try:
-        plan = plan_fork(ctx.registry, ctx.settings, parent, changes)
+        plan = plan_fork(ctx.registry, ctx.settings, parent, changes, steps)
     except ForkRefused as exc:
         if exc.result is not None:
             print_gate_result(exc.result, source, stream=sys.stderr)
@@ -271,7 +303,8 @@ def cmd_fork(ctx) -> int:
                              pinned_from=_pin_of(parent))
     wf = _workflow_of(ctx, outcome.run_dir)  # the fork's own copy: the registry may no longer hold it
     # in the manifest's rule order, not the order the scheduler happened to pick for independent jobs
-    order = {rule: i for i, rule in enumerate(wf.manifest.rules)}
+    # (a plan: in the plan's step order, each step's rules in its manifest's order)
+    order = {rule: i for i, rule in enumerate(wf.manifest.rules)} if wf else _plan_rule_order(outcome.run_dir)
     executed = sorted(outcome.record.get("jobs_executed") or [], key=lambda r: (order.get(r, len(order)), r))
     print(f"  re-executed {len(executed)} job(s): {', '.join(executed) or 'none'}")
     return exit_for(outcome.status)

@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+from snakegate.contract.dialect import format_path
 from snakegate.errors import ExitCode, UserError
 
 
@@ -99,13 +100,23 @@ def cmd_init(ctx) -> int:
 
 def print_gate_result(result, source: str, stream=None) -> None:
     stream = stream or sys.stdout  # looked up at call time: callers may have redirected stdout since import
+    plan = hasattr(result, "order")  # a plan's result (snakegate.plan.prove.PlanResult)
+    if result.ok and plan:
+        print(f"ok: {source} passes the gate — plan{' ' + result.label if result.label else ''} of "
+              f"{len(result.order)} steps, invocation {result.invocation_id}", file=stream)
+        for name in result.order:
+            step = result.steps[name]
+            takes = ", ".join(f"{format_path(r.parts)} from {r.source}.{r.output}" for r in result.refs.get(name, []))
+            print(f"  {name}: {step.workflow} {step.invocation.version}" + (f" ({takes})" if takes else ""),
+                  file=stream)
+        return
     if result.ok:
         print(f"ok: {source} passes the gate — {result.workflow} {result.invocation.version}, "
               f"invocation {result.invocation_id}", file=stream)
         return
     n = len(result.errors)
     print(f"refused: {source} has {n} problem{'s' if n != 1 else ''}"
-          + (f" (workflow {result.workflow})" if result.workflow else ""), file=stream)
+          + (f" (workflow {result.workflow})" if result.workflow else " (a plan)" if plan else ""), file=stream)
     for err in result.errors:
         print(f"  - {err.path or '(file)'} [{err.code}]: {err.message}", file=stream)
         if err.hint:
@@ -120,6 +131,12 @@ def validate_file(ctx, path: str):
     data, yaml_error = read_run_config(path)
     if yaml_error is not None:
         return GateResult(ok=False, errors=[yaml_error])
+    from snakegate.plan.config import is_plan
+
+    if is_plan(data):
+        from snakegate.plan.prove import gate_plan
+
+        return gate_plan(ctx.registry, data, ctx.settings)
     return gate(ctx.registry, data, ctx.settings)
 
 

@@ -3,7 +3,9 @@
 Each check reads at most the first 64 KiB of the file and returns None when
 the file looks right or a sentence saying what is wrong. Table headers are
 read here too (for `x-column-of`), never the whole table; for an `.npz` archive
-the zip directory and each array's header (name, shape, dtype), never the arrays.
+the zip directory and each array's header (name, shape, dtype), never the arrays;
+for a VCF or GFF3 the sequence (contig) names, when the first 64 KiB prove the
+whole list (a preflight compares the naming of two genomic files).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import csv
 import gzip
 import io
 import json
+import re
 import zipfile
 import zlib
 from pathlib import Path
@@ -159,11 +162,95 @@ def _check(path: Path, type_name: str) -> str | None:
         except ValueError as exc:
             return f"is not a {type_name}: {exc}"
         return None
+    if kind == "gff3":
+        return _check_gff3(path, type_name)
     if kind == "text":
         if _text_head(path) is None:
             return f"is not {type_name}: expected UTF-8 text"
         return None
     return None
+
+
+GFF3_COLUMNS = "seqid, source, type, start, end, score, strand, phase, attributes"
+_WHOLE_NUMBER = re.compile(r"[0-9]{1,18}")
+
+
+def _head_lines(path: Path) -> list[str] | None:
+    """The lines of the first 64 KiB (the last one left out when the file goes on: it may be cut), or None
+    when that is not UTF-8 text."""
+    text = _text_head(path)
+    if text is None:
+        return None
+    lines = text.splitlines()
+    return lines[:-1] if path.stat().st_size > HEAD_BYTES and lines else lines
+
+
+def _gff3_records(lines: list[str]):
+    """(line number, line) of each feature line: no blank line, comment or directive, nothing from the
+    `##FASTA` section on."""
+    for number, line in enumerate(lines, 1):
+        if line.startswith("##FASTA") or line.startswith(">"):
+            return
+        if line.strip() and not line.startswith("#"):
+            yield number, line
+
+
+def _check_gff3(path: Path, type_name: str) -> str | None:
+    """The version line, then nine tab-separated columns with whole-number 1 <= start <= end on every
+    feature line in the first 64 KiB (the script reading the file checks the rest)."""
+    lines = _head_lines(path)
+    if lines is None:
+        return f"is not {type_name}: expected UTF-8 text"
+    first = next((line for line in lines if line.strip()), "")
+    if not re.match(r"##gff-version\s+3(\.|\s|$)", first):
+        return (f"is not {type_name}: its first line is {first[:40]!r}, not '##gff-version 3' (a GTF or GFF2 "
+                "file must be converted, e.g. with `gffread -E --keep-genes -o out.gff3 in.gtf`)")
+    for number, line in _gff3_records(lines):
+        fields = line.split("\t")
+        if len(fields) != 9:
+            return (f"is not {type_name}: line {number} has {len(fields)} tab-separated column(s), not 9 "
+                    f"({GFF3_COLUMNS}); are they separated by spaces?")
+        start, end = fields[3], fields[4]
+        if not (_WHOLE_NUMBER.fullmatch(start) and _WHOLE_NUMBER.fullmatch(end)
+                and 1 <= int(start) <= int(end)):
+            return (f"is not {type_name}: line {number} has start {start[:20]!r} and end {end[:20]!r}; "
+                    "expected whole numbers with 1 <= start <= end (GFF3 counts from 1, both ends included)")
+    return None
+
+
+_DECLARED_SEQUENCE = {"vcf": re.compile(r"##contig=<ID=([^,>]+)"),
+                      "gff3": re.compile(r"##sequence-region\s+(\S+)")}
+
+
+def sequence_names(path: Path, type_name: str) -> list[str] | None:
+    """The sequence (contig) names a genomic file uses, in the order they first appear, when its first 64 KiB
+    prove the whole list; None for a type that names no sequences, or when they cannot.
+
+    The list is whole when the whole file lies in the first 64 KiB (every record's name), or when its
+    header declares the names (VCF `##contig=<ID=...>`, GFF3 `##sequence-region`) and ends inside them
+    (the names of the records seen there are added). A long header or a large file without declarations
+    gives None: a preflight must then assume nothing about the naming.
+    """
+    kind = artifact_types().get(type_name, {}).get("sequences")
+    if kind not in _DECLARED_SEQUENCE:
+        return None
+    try:
+        lines = _head_lines(path)
+        whole = path.stat().st_size <= HEAD_BYTES
+    except OSError:
+        return None
+    if lines is None:
+        return None
+    declared = [m.group(1) for line in lines if (m := _DECLARED_SEQUENCE[kind].match(line))]
+    if kind == "vcf":
+        header_ended = any(line.startswith("#CHROM") for line in lines)
+        used = [line.split("\t", 1)[0] for line in lines if line.strip() and not line.startswith("#")]
+    else:
+        used = [line.split("\t", 1)[0] for _, line in _gff3_records(lines)]
+        header_ended = bool(used)
+    if not whole and not (declared and header_ended):
+        return None
+    return list(dict.fromkeys(declared + used))
 
 
 def npz_headers(path: Path) -> dict[str, dict]:

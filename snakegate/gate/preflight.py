@@ -6,8 +6,9 @@ A workflow may ship `preflight.py` with one pure function
 
 `params` are the resolved params (defaults filled), `artifacts` maps each input
 artifact's param path (`dataset_file`, `samples[0].reads`) to a read-only view
-of that file: its type, size and, by type, its header (`columns`) or its arrays'
-shapes and dtypes (`arrays`), never its data. Both are deep-frozen (mappings are
+of that file: its type, size and, by type, its header (`columns`), its arrays'
+shapes and dtypes (`arrays`) or its sequence names (`contigs`, for a VCF or GFF3
+whose first 64 KiB prove the whole list), never its data. Both are deep-frozen (mappings are
 read-only, lists are tuples), so a preflight cannot change what the gate passes
 on. Each returned item becomes a gate error with code `preflight` at
 `params.<path>`.
@@ -47,17 +48,25 @@ def artifact_view(path: Path, type_name: str) -> dict:
     arrays = artifacts.array_headers(path, type_name)
     if arrays is not None:
         view["arrays"] = arrays
+    contigs = artifacts.sequence_names(path, type_name)
+    if contigs is not None:
+        view["contigs"] = contigs
     return view
 
 
 def artifact_views(schema: dict, params: dict, good: Mapping[tuple, Path]) -> dict:
     """{param path below params: view} for every resolved input artifact, in params order (plain data; the
-    sandbox hands the preflight a deep-frozen copy)."""
+    sandbox hands the preflight a deep-frozen copy). A plan's input from an earlier step is seen through
+    its declaration (snakegate.gate.upstream): type and declared columns, `size_bytes` None."""
+    from snakegate.gate.upstream import Upstream
+
     views = {}
     for node in iter_nodes(schema, params):
         type_name = node.schema.get("x-artifact")
         if type_name and not node.is_key and node.parts in good:
-            views[format_path(node.parts)] = artifact_view(good[node.parts], type_name)
+            found = good[node.parts]
+            views[format_path(node.parts)] = found.view() if isinstance(found, Upstream) else \
+                artifact_view(found, type_name)
     return views
 
 

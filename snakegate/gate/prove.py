@@ -29,6 +29,7 @@ from snakegate.contract.dialect import (
     did_you_mean, fill_defaults, format_path, is_builtin, iter_column_nodes, iter_nodes, schema_errors,
 )
 from snakegate.gate.dag import DagError, build_dag
+from snakegate.gate.upstream import Upstream, compatible
 from snakegate.provenance import secrets
 from snakegate.provenance.hashing import canonical_json, folder_hash, sha256_file, sha256_text
 from snakegate.models import GateError, GateResult, Invocation
@@ -88,16 +89,34 @@ def _shape_errors(invocation: Any) -> list[GateError]:
     return errors
 
 
-def _resolve_artifacts(wf: Workflow, params: dict, settings: Settings, errors: list[GateError]):
-    """Check every x-artifact value; return {path-parts: resolved Path} for the good ones."""
+def _resolve_artifacts(wf: Workflow, params: dict, settings: Settings, errors: list[GateError],
+                       upstream: dict[str, Upstream] | None = None):
+    """Check every x-artifact value; return {path-parts: resolved Path, or the Upstream output a plan's
+    earlier step will produce} for the good ones."""
     failed = {e.path for e in errors}
     roots = [r.resolve() for r in settings.data_roots]
-    good: dict[tuple, Path] = {}
+    good: dict[tuple, Path | Upstream] = {}
     for node in iter_nodes(wf.schema, params):
         type_name = node.schema.get("x-artifact")
         if not type_name or node.is_key or not isinstance(node.value, str) or is_builtin(node):
             continue
         if node.path in failed:
+            continue
+        if upstream and node.value in upstream:
+            made = upstream[node.value]
+            if not compatible(type_name, made.type):
+                errors.append(GateError(
+                    path=node.path, code="plan_type_mismatch",
+                    message=f"`{node.path}` takes a {type_name} file, but {made.shown} is a {made.type}",
+                    hint=f"take an output of type {type_name} from an earlier step, or a file from the data roots"))
+            elif sheets.row_schema(node.schema) is not None:
+                errors.append(GateError(
+                    path=node.path, code="plan_not_a_file",
+                    message=f"`{node.path}` is a sample sheet, and the gate checks every row of one before any "
+                            f"job: it cannot come from {made.shown}, which does not exist yet",
+                    hint="give a sample sheet from the data roots"))
+            else:
+                good[node.parts] = made
             continue
         builtins = node.schema.get("x-builtins") or []
         if builtins and node.value.startswith("builtin:"):
@@ -141,22 +160,33 @@ def _resolve_artifacts(wf: Workflow, params: dict, settings: Settings, errors: l
     return good
 
 
-def _column_errors(wf: Workflow, params: dict, good: dict[tuple, Path], errors: list[GateError]) -> None:
+def _column_errors(wf: Workflow, params: dict, good: dict[tuple, Path | Upstream], errors: list[GateError]) -> None:
     headers: dict[str, list[str] | None] = {}
     top = wf.schema.get("properties") or {}
     for node, ref in iter_column_nodes(wf.schema, params):
         table = good.get((ref,))
         if table is None:
             continue  # the table param itself failed, is a builtin, or is absent: nothing to compare against
-        if ref not in headers:
-            headers[ref] = artifacts.table_header(table, artifacts.delimiter(top[ref]["x-artifact"]))
-        header = headers[ref] or []
+        if isinstance(table, Upstream):
+            if table.columns is None:
+                errors.append(GateError(
+                    path=node.path, code="plan_columns_unknown",
+                    message=f"`{node.path}` must be a column of {table.shown}, which declares no columns, so it "
+                            "cannot be checked before the plan runs",
+                    hint=f"declare the columns of `{table.output}` in its workflow.yaml (outputs.{table.output}"
+                         ".columns), or take the table from the data roots"))
+                continue
+            header, where = list(table.columns), f"{table.shown} (its declared columns)"
+        else:
+            if ref not in headers:
+                headers[ref] = artifacts.table_header(table, artifacts.delimiter(top[ref]["x-artifact"]))
+            header, where = headers[ref] or [], params[ref]
         if node.value not in header:
             close = did_you_mean(node.value, header)
             what = "key" if node.is_key else "value"
             errors.append(GateError(
                 path=node.path, code="column_missing",
-                message=f"`{node.path}` {what} `{node.value}` is not a column of {params[ref]} "
+                message=f"`{node.path}` {what} `{node.value}` is not a column of {where} "
                         f"(columns: {', '.join(header)})",
                 hint=f"did you mean `{close}`?" if close else "use one of the table's columns", choices=header))
 
@@ -170,14 +200,17 @@ def _portable(path: Path, root: Path) -> str:
 
 
 def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: bool = True,
-         check_tools: bool = True, staged: dict[str, tuple[str, str]] | None = None) -> GateResult:
+         check_tools: bool = True, staged: dict[str, tuple[str, str]] | None = None,
+         upstream: dict[str, Upstream] | None = None) -> GateResult:
     """Prove an invocation complete and runnable, or say precisely why not.
 
     `check_tools=False` proves the invocation without asking whether this machine has the
     workflow's external tools (`snakegate check` reports those as warnings instead).
     `staged` (input key -> (source path, sha256)): a run's staging record (snakegate.run.stage); an input
     whose source resolves to the recorded path takes the digest its staged copy was verified with instead
-    of reading the source again (the jobs read the copy, whose bytes are checked before each job)."""
+    of reading the source again (the jobs read the copy, whose bytes are checked before each job).
+    `upstream` (placeholder -> Upstream): a plan step's inputs that an earlier step will produce
+    (snakegate.plan.prove); they are checked against that output's declaration, never read or hashed."""
     # Hostile shapes first: an alias bomb or a 5,000-digit integer must be refused before anything walks or prints it.
     errors = shape_errors(invocation) or _shape_errors(invocation)
     if errors:
@@ -207,10 +240,11 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
     flagged = {e.path for e in errors}
     # JSON Schema lets NaN through every bound; a schema's own default may hold one too
     errors.extend(e for e in shape_errors(params, ("params",)) if e.path not in flagged)
-    good = _resolve_artifacts(wf, params, settings, errors)
+    good = _resolve_artifacts(wf, params, settings, errors, upstream)
     _column_errors(wf, params, good, errors)
-    sheet_inputs = sheets.gate_tables(wf.schema, params, good, settings.registry_root,
-                                           [r.resolve() for r in settings.data_roots], errors)
+    files_good = {parts: path for parts, path in good.items() if not isinstance(path, Upstream)}
+    sheet_inputs = sheets.gate_tables(wf.schema, params, files_good, settings.registry_root,
+                                      [r.resolve() for r in settings.data_roots], errors)
     if not errors:  # a preflight reasons about params that passed the contract and data that exist
         errors.extend(preflight.run(wf.folder, wf_id, wf.schema, params, good))
     if check_tools:
@@ -221,7 +255,7 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
     absolute = copy.deepcopy(params)
     portable = copy.deepcopy(params)
     files: dict[str, Path] = {}
-    for parts, path in good.items():
+    for parts, path in files_good.items():
         _set(absolute, parts, str(path))
         _set(portable, parts, _portable(path, settings.registry_root))
         files[format_path(("params",) + parts)] = path

@@ -158,17 +158,15 @@ class RunContext:
         config_path = self.run_dir / runstore.CONFIG_YAML
         if not config_path.exists():
             from snakegate.config.write import dump_config
-            runstore.write_text_atomic(config_path, dump_config(explicit_config(self.result, self.run_id)),
-                                        mode=runstore.CONFIG_MODE)
+            runstore.write_text_atomic(config_path, dump_config(self.explicit_config()), mode=runstore.CONFIG_MODE)
         inv_path = self.run_dir / runstore.INVOCATION_JSON
         # `snakegate run` recorded its own gate (the decision, before the run started); this parse-time
         # gate re-proved the same invocation, so that record stays. Plain snakemake writes this one.
         if runstore.read_json(inv_path).get("invocation_id") != self.result.invocation_id:
-            runstore.write_json_atomic(inv_path, invocation_record(self.result))
+            runstore.write_json_atomic(inv_path, self.invocation_record())
         record = runstore.read_run(self.run_dir)
         runstore.update_run(
-            self.run_dir, run_id=self.run_id, workflow=self.result.workflow, version=self.result.invocation.version,
-            invocation_id=self.result.invocation_id, status="running", stage="jobs-running",
+            self.run_dir, **self.identity(), status="running", stage="jobs-running",
             started=record.get("started") or runstore.utc_now(), source=record.get("source", self.source),
             outputs=self.declared_outputs(), snakemake_pid=os.getpid(), snakemake_log=_first(log),
             workdir=os.getcwd(), execution=_execution(workflow, self.settings.registry_root),
@@ -227,7 +225,7 @@ class RunContext:
         lost = self.restore_if_emptied()
         # the run's sensitive values leave every log and record from here; console.log and Snakemake's own
         # log are still being written, so they are scrubbed when this process exits (and by snakegate run)
-        hidden = RunSecrets.of(self.settings.registry_root, self.workflow.schema, self.params)
+        hidden = RunSecrets.of(self.settings.registry_root, *self.secret_scope())
         if log_path and Path(log_path).is_file():
             try:
                 hidden.copy(Path(log_path), self.run_dir / runstore.SNAKEMAKE_LOG)
@@ -258,6 +256,35 @@ class RunContext:
 
         seal.seal_finished(self.run_dir, self.settings.registry_root)
 
+    # what differs between one workflow and a plan of several (snakegate.run.plan_run) -------------------
+    def explicit_config(self) -> dict:
+        return explicit_config(self.result, self.run_id)
+
+    def invocation_record(self) -> dict:
+        return invocation_record(self.result)
+
+    def secret_scope(self) -> tuple[dict, dict]:
+        """(schema, params) whose x-sensitive values the run's records must not hold."""
+        return self.workflow.schema, self.params
+
+    def declare_modules(self, workflow) -> None:
+        """The workflow as one Snakemake module under the run folder's prefix, its rules as wf_<rule>."""
+        from snakegate.plan.compose import declare
+
+        declare(workflow, [{"name": "workflow", "snakefile": self.snakefile, "prefix": self.prefix,
+                            "rule_prefix": MODULE_PREFIX, "params": self.params, "upstream": []}])
+
+    def capture(self, snakemake_log: str | None, status: str) -> None:
+        """Write the run's PROV record (snakegate.provenance.capture)."""
+        from snakegate.provenance import capture
+
+        capture.capture(
+            run_dir=self.run_dir, registry_root=self.settings.registry_root, workdir=Path.cwd(),
+            manifest=self.workflow.manifest.model_dump(), schema=self.workflow.schema,
+            workflow_folder=self.workflow.folder, snakemake_log=snakemake_log, status=status,
+            rule_prefix=MODULE_PREFIX, record_hostname=self.settings.record_hostname,
+        )
+
     def identity(self) -> dict:
         """The fields that say which run a record is (written again at the end, in case the folder was lost)."""
         return {"run_id": self.run_id, "workflow": self.result.workflow, "version": self.result.invocation.version,
@@ -271,9 +298,9 @@ class RunContext:
         from snakegate.config.write import dump_config
 
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        runstore.write_text_atomic(self.run_dir / runstore.CONFIG_YAML,
-                                   dump_config(explicit_config(self.result, self.run_id)), mode=runstore.CONFIG_MODE)
-        runstore.write_json_atomic(self.run_dir / runstore.INVOCATION_JSON, invocation_record(self.result))
+        runstore.write_text_atomic(self.run_dir / runstore.CONFIG_YAML, dump_config(self.explicit_config()),
+                                   mode=runstore.CONFIG_MODE)
+        runstore.write_json_atomic(self.run_dir / runstore.INVOCATION_JSON, self.invocation_record())
         return FOLDER_LOST
 
     def declared_outputs(self) -> list[dict]:
@@ -302,16 +329,7 @@ def reuse_fields(run_dir: Path) -> dict:
 def record_provenance(ctx: RunContext, snakemake_log: str | None, status: str) -> None:
     """Write the run's PROV record; a failure here is reported, never hides the run's status."""
     try:
-        from snakegate.provenance import capture
-    except ImportError:
-        return
-    try:
-        capture.capture(
-            run_dir=ctx.run_dir, registry_root=ctx.settings.registry_root, workdir=Path.cwd(),
-            manifest=ctx.workflow.manifest.model_dump(), schema=ctx.workflow.schema,
-            workflow_folder=ctx.workflow.folder, snakemake_log=snakemake_log, status=status,
-            rule_prefix=MODULE_PREFIX, record_hostname=ctx.settings.record_hostname,
-        )
+        ctx.capture(snakemake_log, status)
     except Exception as exc:  # noqa: BLE001 - provenance must not turn a finished run into a crash
         problem = f"{exc.strerror or exc}" if isinstance(exc, OSError) else f"{type(exc).__name__}: {exc}"
         runstore.update_run(ctx.run_dir, provenance_error=problem)

@@ -56,7 +56,8 @@ def parent_invocation(run_dir: Path) -> dict:
     config_path = run_dir / runstore.CONFIG_YAML
     if config_path.is_file():
         data, error = read_run_config(config_path)
-        if error is None and isinstance(data, dict) and isinstance(data.get("params"), dict):
+        if error is None and isinstance(data, dict) and (isinstance(data.get("params"), dict)
+                                                        or isinstance(data.get("steps"), dict)):
             return {k: copy.deepcopy(v) for k, v in data.items() if k != "run_id"}
     record = runstore.read_json(run_dir / runstore.INVOCATION_JSON)
     inv = record.get("invocation") or {}
@@ -87,6 +88,57 @@ def apply_change(params: dict, parts: list[str], value: Any) -> None:
     target[parts[-1]] = value
 
 
+def _fork_plan(registry: Registry, settings: Settings, parent: Path, base: dict, changes: dict[str, Any],
+               steps: dict[str, str]) -> ForkPlan:
+    """A fork of a plan run: `changes` are `<step>.<param>` (a value may be `{from, output}`), `steps` maps a
+    step to the workflow it now runs (a step replaced, its params started afresh; or a step added). The whole
+    plan is gated again; the rules whose jobs differ from the parent's, and what depends on them, re-run."""
+    from snakegate.plan import compose
+    from snakegate.plan.prove import gate_plan
+    from snakegate.run import plan_run
+
+    plan = {k: copy.deepcopy(v) for k, v in base.items() if k not in ("invocation_id", "run_id")}
+    plan_steps = plan["steps"]
+    for name, workflow in steps.items():
+        if name in plan_steps:
+            plan_steps[name] = {"workflow": workflow, "params": {}}  # replaced: its params are the new workflow's
+        else:
+            plan_steps[name] = {"workflow": workflow, "params": {}}
+    for name, value in changes.items():
+        step, _, rest = name.partition(".")
+        parts = rest.removeprefix("params.").split(".")
+        if step not in plan_steps:
+            raise UserError(f"{name!r}: run {parent.name} is a plan and has no step `{step}` (steps: "
+                            f"{', '.join(plan_steps)}); write <step>.<param>=<value>")
+        if not rest or any(not p for p in parts):
+            raise UserError(f"{name!r} is not <step>.<param> (e.g. bench.label_column=island)")
+        plan_steps[step].setdefault("params", {})
+        apply_change(plan_steps[step]["params"], parts, value)
+    # unchanged steps run their parent's code; a replaced or added step runs the registry's workflow
+    try:
+        pinned = plan_run.fork_registry(registry, parent, plan)
+    except PinError as exc:
+        raise ForkRefused(str(exc), "workflow") from None
+    result = gate_plan(pinned, plan, settings)
+    if not result.ok:
+        raise ForkRefused(f"the fork of run {parent.name} does not pass the gate", "gate", result)
+    parent_gate = gate_plan(pinned, {k: v for k, v in base.items() if k != "invocation_id"}, settings,
+                            check_dag=False)
+    try:
+        before = _dag_jobs(compose.plan_dag(parent_gate, pinned, settings)) if parent_gate.ok else []
+        after = _dag_jobs(compose.plan_dag(result, pinned, settings))
+    except DagError as exc:
+        raise ForkRefused(f"cannot compare the DAGs of run {parent.name} and the fork: {exc.message}", "dag") from None
+    changed = [r[len(compose.RULE_PREFIX):] for r in compare.changed_rules(before, after)]
+    parent_inv = base.get("invocation_id") or runstore.read_run(parent).get("invocation_id")
+    if not changed or parent_inv == result.invocation_id:
+        raise ForkRefused(f"{_shown(changes) or 'the change'} changes no job of run {parent.name}: the fork would "
+                          f"repeat it; use `snakegate rerun {parent.name}` for that", "no_change")
+    record = {**changes, **{f"{n}.workflow": w for n, w in steps.items()}}
+    return ForkPlan(parent=parent, parent_invocation_id=parent_inv, invocation=plan, result=result,
+                    changes=record, changed_rules=changed)
+
+
 def _dag_jobs(dag) -> list[dict]:
     return [{"rule": j.rule, "output": j.output, "input": j.input, "params": j.params} for j in dag.jobs]
 
@@ -95,7 +147,8 @@ def _shown(changes: dict) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in changes.items())
 
 
-def plan_fork(registry: Registry, settings: Settings, parent: Path, changes: dict[str, Any]) -> ForkPlan:
+def plan_fork(registry: Registry, settings: Settings, parent: Path, changes: dict[str, Any],
+              steps: dict[str, str] | None = None) -> ForkPlan:
     """Gate the parent's invocation with `changes` applied and name the rules that must re-run.
 
     Raises ForkRefused (code `gate` with the refusal, `record`, `dag`, or `no_change`)."""
@@ -105,6 +158,12 @@ def plan_fork(registry: Registry, settings: Settings, parent: Path, changes: dic
     if not check.ok:
         raise ForkRefused(integrity.refusal_text(parent, check, "forked"), "record")
     base = parent_invocation(parent)
+    from snakegate.plan.config import is_plan
+
+    if is_plan(base):
+        return _fork_plan(registry, settings, parent, base, changes, steps or {})
+    if steps:
+        raise UserError(f"run {parent.name} ran one workflow, not a plan: --replace and --add change a plan's steps")
     params = copy.deepcopy(base.get("params") or {})
     for name, value in changes.items():
         parts = name.removeprefix("params.").split(".")

@@ -46,21 +46,35 @@ def check_record(run_dir: Path, registry_root: Path) -> RecordCheck:
     if actual != claimed:
         out.problems.append(f"{runstore.INVOCATION_JSON} names invocation {claimed[:12]}… but holds one that "
                             f"hashes to {actual[:12]}…: it was edited after the gate")
+    # one workflow, or each step of a plan: ("" | "steps.<step>.", its invocation, its folder in the run)
+    if recorded.get("kind") == "plan":
+        parts = [(f"steps.{name}.", inv, run_dir / "steps" / name) for name, inv in
+                 sorted((invocation.get("steps") or {}).items()) if isinstance(inv, dict)]
+    else:
+        parts = [("", invocation, run_dir)]
     config_path = run_dir / runstore.CONFIG_YAML
     if config_path.is_file():
         config = jobgate._read_yaml(config_path)
         if not isinstance(config, dict) or config.get("invocation_id") != claimed:
             out.problems.append(f"{runstore.CONFIG_YAML} is not invocation {claimed[:12]}…")
-        elif not jobgate.params_match(config.get("params") or {}, invocation.get("params"), root):
-            out.problems.append(f"{runstore.CONFIG_YAML}'s params are not those of invocation {claimed[:12]}…: "
-                                "they were edited after the gate")
-    copy = pinning.copy_of(run_dir)
-    if (copy / "workflow.yaml").is_file() and workflow_hash(copy) != invocation.get("workflow_hash"):
-        out.problems.append(f"the run's workflow copy ({pinning.COPY_DIR}/) no longer has the content hash "
-                            f"{str(invocation.get('workflow_hash'))[:12]}… it was gated with")
+        else:
+            for prefix, inv, _folder in parts:
+                given = ((config.get("steps") or {}).get(prefix[6:-1]) or {}).get("params") if prefix else \
+                    config.get("params")
+                if not jobgate.params_match(given or {}, inv.get("params"), root):
+                    out.problems.append(f"{runstore.CONFIG_YAML}'s {prefix}params are not those of invocation "
+                                        f"{claimed[:12]}…: they were edited after the gate")
+    gated = {}
+    for prefix, inv, folder in parts:
+        copy = pinning.copy_of(folder)
+        if (copy / "workflow.yaml").is_file() and workflow_hash(copy) != inv.get("workflow_hash"):
+            shown = copy.relative_to(run_dir).as_posix()
+            out.problems.append(f"the run's workflow copy ({shown}/) no longer has the content hash "
+                                f"{str(inv.get('workflow_hash'))[:12]}… it was gated with")
+        gated.update({prefix + k: v for k, v in (inv.get("inputs") or {}).items()})
     entries = staged.read_manifest(run_dir)
     if entries is not None:
-        problem = staged.manifest_problem(entries, invocation.get("inputs") or {})
+        problem = staged.manifest_problem(entries, gated)
         if problem:
             out.problems.append(problem)
     try:

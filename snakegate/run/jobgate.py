@@ -73,6 +73,8 @@ class JobRun:
     targets: list = field(default_factory=list)  # a job builds only its own target job, never snakegate_all's
     source: str = "job"
     staged: dict = field(default_factory=dict)  # inputs.json entries (snakegate.run.staged)
+    modules: list = field(default_factory=list)  # a plan's steps as modules (snakegate.plan.compose.modules)
+    step_rules: dict = field(default_factory=dict)  # a plan: step -> its copy's workflow.yaml `rules:`
     prepared_at: tuple = field(default_factory=lambda: (time.perf_counter(), time.process_time()))
     work: list = field(default_factory=lambda: [0.0, 0.0])  # after prepare: resources, the record (wall, CPU)
 
@@ -85,7 +87,11 @@ class JobRun:
 
         began = _clocks()
         try:
-            resources.apply(workflow, resources.resolve(self.rules, self.params), "wf_")
+            for module in self.modules or []:  # a plan: each step's rules, with its own params
+                resources.apply(workflow, resources.resolve(self.step_rules.get(module["name"]) or {},
+                                                            module["params"]), module["rule_prefix"])
+            if not self.modules:
+                resources.apply(workflow, resources.resolve(self.rules, self.params), "wf_")
         except resources.ResourceError as exc:
             raise JobRefused(f"workflow {self.workflow_id}'s rules cannot be given their resources: {exc}") from None
         self._add(began)
@@ -108,6 +114,14 @@ class JobRun:
         now = _clocks()
         self.work[0] += now[0] - began[0]
         self.work[1] += now[1] - began[1]
+
+    def declare_modules(self, workflow) -> None:
+        """As the head does (snakegate.run.entry): the run's workflow copy as the module wf_*; a plan's
+        steps as their modules (snakegate.plan.compose)."""
+        from snakegate.plan.compose import declare
+
+        declare(workflow, self.modules or [{"name": "workflow", "snakefile": self.snakefile, "prefix": self.prefix,
+                                            "rule_prefix": "wf_", "params": self.params, "upstream": []}])
 
     def guard_jobs(self, workflow) -> None:
         """As the head does (snakegate.run.entry): the job's inputs checked before it runs, its outputs hashed."""
@@ -258,6 +272,87 @@ def _check_rewritten_sheets(run_dir: Path, entries: dict) -> None:
                           "is not the copy the head staged (changed after the gate)")
 
 
+def _plan_refs(value, parts=()):
+    """(parts, from, output) of every `{from, output}` reference in a step's params."""
+    if isinstance(value, dict):
+        if set(value) == {"from", "output"}:
+            yield parts, value["from"], value["output"]
+            return
+        for key, sub in value.items():
+            yield from _plan_refs(sub, parts + (key,))
+    elif isinstance(value, list):
+        for i, sub in enumerate(value):
+            yield from _plan_refs(sub, parts + (i,))
+
+
+def _plan_job(config: dict, root: Path, settings, run_id: str, run_dir: Path, expected: str, invocation: dict,
+              explicit: dict, workdir) -> JobRun:
+    """The light gate for a job of a plan run: every step's params, copy and staged inputs are the plan's
+    gated invocation's, and the job gets every step as a module (as the head declared them)."""
+    import types
+
+    from snakegate.plan.compose import modules as plan_modules
+    from snakegate.provenance.hashing import workflow_hash
+
+    claimed = config.get("invocation_id")
+    if claimed is not None and claimed != expected:
+        raise _refuse("invocation_id", "the run config's `invocation_id`",
+                      f"is {str(claimed)[:12]}…, but run {run_id} was gated as invocation {expected[:12]}…")
+    if config.get("run_id", run_id) != run_id:
+        raise _refuse("run_id", "the run config's `run_id`", f"is {config.get('run_id')!r}, not {run_id!r}")
+    steps = invocation.get("steps") if isinstance(invocation.get("steps"), dict) else {}
+    recorded_steps = explicit.get("steps") if isinstance(explicit.get("steps"), dict) else {}
+    given_steps = config.get("steps") if isinstance(config.get("steps"), dict) else {}
+    if set(recorded_steps) != set(steps) or set(given_steps) - set(steps):
+        raise _refuse("steps", f"run folder {run_dir}", f"has a config.yaml whose steps are not those of invocation "
+                                                        f"{expected[:12]}… (changed after the gate)")
+    key: list = []
+    workflows, params, refs, rules, gated = {}, {}, {}, {}, {}
+    for name in sorted(steps):
+        inv = steps[name]
+        step_params = (recorded_steps[name] or {}).get("params") or {}
+        if not isinstance(step_params, dict) or not _gated(step_params, inv.get("params"), root, key):
+            raise _refuse(f"steps.{name}.params", f"run folder {run_dir}", f"has a config.yaml whose step `{name}` "
+                          f"params are not those of invocation {expected[:12]}… (changed after the gate)")
+        given = ((given_steps.get(name) or {}).get("params")) or {}
+        for param in sorted(given, key=str):
+            if param not in step_params or not _same(given[param], step_params[param], root):
+                raise _refuse(f"steps.{name}.params.{param}", f"param `{param}` of step `{name}`",
+                              f"differs from the value run {run_id} was gated with")
+        copy = run_dir / "steps" / name / COPY_DIR
+        snakefile = next((copy / s for s in _SNAKEFILES if (copy / s).is_file()), None)
+        manifest = _read_yaml(copy / "workflow.yaml")
+        if snakefile is None or not isinstance(manifest, dict):
+            raise _refuse("workflow", f"run folder {run_dir}", f"has no workflow copy in {copy}")
+        if workflow_hash(copy) != inv.get("workflow_hash"):
+            raise _refuse("workflow", f"the workflow copy {copy}", f"no longer has the content hash step `{name}` "
+                                                                  "was gated with (changed after the gate)")
+        schema = _read_json(copy / "schema.json")
+        workflows[name] = types.SimpleNamespace(snakefile=str(snakefile), schema=schema,
+                                                manifest=types.SimpleNamespace(outputs=manifest.get("outputs") or {}))
+        refs[name] = [types.SimpleNamespace(parts=parts, source=src, output=out)
+                      for parts, src, out in _plan_refs(step_params)]
+        rules[name] = manifest.get("rules") if isinstance(manifest.get("rules"), dict) else {}
+        params[name] = step_params
+        gated.update({f"steps.{name}.{k}": v for k, v in (inv.get("inputs") or {}).items()})
+    entries = staged.read_manifest(run_dir)
+    problem = staged.manifest_problem(entries, gated)
+    if problem:
+        raise _refuse("inputs", f"run folder {run_dir}", f"{problem} (changed after the gate)")
+    _check_rewritten_sheets(run_dir, entries or {})
+    prefix_of = {n: f"steps.{n}." for n in steps}
+    staged_params = {n: staged.staged_params(params[n], {k[len(prefix_of[n]):]: e for k, e in (entries or {}).items()
+                                                          if k.startswith(prefix_of[n])}, run_dir) for n in steps}
+    workdir = Path(workdir or os.getcwd())
+    rel = os.path.relpath(run_dir, workdir)
+    prefix = run_dir.as_posix() if rel.startswith("..") else Path(rel).as_posix()
+    order = sorted(steps)
+    return JobRun(run_id=run_id, run_dir=run_dir, invocation_id=expected, workflow_id="plan", snakefile="",
+                  params={}, prefix=prefix, record_hostname=getattr(settings, "record_hostname", True),
+                  staged=entries or {}, modules=plan_modules(order, workflows, staged_params, refs, prefix),
+                  step_rules=rules)
+
+
 def find_run(config: dict, runs_dir: Path) -> tuple[str, Path]:
     """The job's run id and folder: the config's run_id, else the head's JOB_RUN_ENV."""
     run_id = config.get("run_id")
@@ -326,6 +421,8 @@ def light_gate(config: dict, registry_root: str | os.PathLike, workdir: str | os
         raise _refuse("invocation_id", f"run folder {run_dir}", f"has a config.yaml that is not invocation {expected[:12]}… "
                                                "(changed or removed after the gate)")
     _prove_record(root, run_id, run_dir, expected, invocation)
+    if recorded.get("kind") == "plan":
+        return _plan_job(config, root, settings, run_id, run_dir, expected, invocation, explicit, workdir)
     claimed = config.get("invocation_id")
     if claimed is not None and claimed != expected:
         raise _refuse("invocation_id", "the run config's `invocation_id`",

@@ -24,7 +24,9 @@ import atexit
 import os
 from pathlib import Path
 
-from snakegate.run import cluster, pinning, stage, staged
+from snakegate.run import cluster, pinning, plan_run, stage, staged
+from snakegate.plan.config import is_plan
+from snakegate.plan.prove import gate_plan
 from snakegate.run.entry import GateRefused, RunContext, output_prefix, refusal_text
 from snakegate.errors import UserError
 from snakegate.gate.prove import gate
@@ -69,12 +71,14 @@ def prepare(config: dict, registry_root: str | os.PathLike, configfiles=(), exec
                               "(write one with `snakegate init <workflow>`)")
         settings = load_settings(root)
         registry = Registry.load(root)
+        plan = is_plan(config)
         if in_job:
-            return _prepare_job(dict(config), settings, registry)
+            return (_prepare_plan_job if plan else _prepare_job)(dict(config), settings, registry)
         if expected:
-            ctx = _prepare_under_runner(dict(config), settings, registry, expected)
+            ctx = (_prepare_plan_under_runner if plan else _prepare_under_runner)(dict(config), settings, registry,
+                                                                                 expected)
         else:
-            ctx = _prepare_plain(dict(config), settings, registry)
+            ctx = (_prepare_plan_plain if plan else _prepare_plain)(dict(config), settings, registry)
         # the jobs (cluster jobs and spawned ones inherit this process's environment) find their run by
         # it, even when the config has no run_id, and prove its record against the id (snakegate.run.jobgate)
         os.environ[JOB_RUN_ENV] = ctx.run_id
@@ -241,8 +245,109 @@ def _stage_once(run_dir: Path, wf: Workflow, result: GateResult, settings: Setti
     return entries
 
 
+# ---- a plan of several workflows (snakegate.run.plan_run) ----------------------------------------------
+def _gate_plan_copies(config: dict, settings: Settings, registry: Registry, run_dir: Path):
+    """Gate a plan config against the run folder's step copies, with the digests its staged inputs were
+    verified with; the staging record must stage exactly the gated inputs."""
+    try:
+        copies = plan_run.load_copies(run_dir, config)
+    except pinning.PinError as exc:
+        raise _refuse("invocation_mismatch", "steps", str(exc)) from None
+    entries = staged.read_manifest(run_dir)
+    known = {key: (str(settings.registry_root / e["source"]) if not Path(e["source"]).is_absolute() else e["source"],
+                   e.get("gated_sha256", e.get("sha256")))
+             for key, e in (entries or {}).items() if isinstance(e, dict) and isinstance(e.get("source"), str)}
+    plan = gate_plan(plan_run.pinned_registry(registry, copies), config, settings, check_dag=False, staged=known)
+    if not plan.ok:
+        raise GateRefused(refusal_text(plan), plan.errors)
+    problem = staged.manifest_problem(entries, plan_run.gated_inputs(plan))
+    if problem:
+        raise _refuse("invocation_mismatch", "inputs", f"run folder {run_dir}: {problem}",
+                      "run the approved plan again with `snakegate run`; a run's inputs are staged once, by its head")
+    return plan, copies, entries or {}
+
+
+def _plan_context(settings, plan, copies, entries, run_id, run_dir, source, lock=None):
+    return plan_run.PlanRunContext(settings=settings, workflow=copies[plan.order[0]], result=plan, run_id=run_id,
+                                   run_dir=run_dir, prefix=output_prefix(run_dir, Path.cwd()), source=source,
+                                   _lock=lock, staged=entries, copies=copies)
+
+
+def _prepare_plan_under_runner(config: dict, settings: Settings, registry: Registry, expected: str):
+    run_id = os.environ.get(runstore.LOCK_HELD_ENV)
+    if not run_id or config.get("run_id") != run_id:
+        raise _refuse("invocation_mismatch", "run_id", f"snakegate run started run {run_id}, but the plan config "
+                      f"Snakemake read names run {config.get('run_id')!r}: the config was changed after the gate")
+    run_dir = settings.runs_dir / run_id
+    plan, copies, entries = _gate_plan_copies(config, settings, registry, run_dir)
+    if plan.invocation_id != expected:
+        raise _mismatch(expected, plan.invocation_id, "snakegate run")
+    if runindex.pinned(settings.registry_root, run_id) != expected:
+        raise _refuse("invocation_mismatch", "run_id", f"the registry's run index does not pin run {run_id} to "
+                      f"invocation {expected[:12]}…")
+    return _plan_context(settings, plan, copies, entries, run_id, run_dir, "snakegate run")
+
+
+def _prepare_plan_job(config: dict, settings: Settings, registry: Registry):
+    run_id = config.get("run_id")
+    if not isinstance(run_id, str) or not runstore.is_safe_run_id(run_id):
+        found = gate_plan(registry, config, settings, check_dag=False)
+        if not found.ok:
+            raise GateRefused(refusal_text(found))
+        run_id = f"plain-{found.invocation_id[:12]}"
+    run_dir = settings.runs_dir / run_id
+    expected = runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation_id")
+    pinned = runindex.pinned(settings.registry_root, run_id)
+    if not isinstance(expected, str) or pinned != expected:
+        raise _refuse("invocation_mismatch", "run_id", f"run folder {run_dir} has no invocation the registry's run "
+                      "index pins: a job runs only inside a run whose head gated it")
+    plan, copies, entries = _gate_plan_copies(config, settings, registry, run_dir)
+    if plan.invocation_id != expected:
+        raise _mismatch(expected, plan.invocation_id, f"the run folder {run_dir}")
+    return _plan_context(settings, plan, copies, entries, run_id, run_dir, "job")
+
+
+def _prepare_plan_plain(config: dict, settings: Settings, registry: Registry):
+    """Plain `snakemake` with a plan: gate it whole, take a fresh run folder, copy every step, stage its inputs."""
+    plan = gate_plan(registry, config, settings, check_dag=False)
+    if not plan.ok:
+        raise GateRefused(refusal_text(plan), plan.errors)
+    run_id = config.get("run_id") or f"plain-{plan.invocation_id[:12]}"
+    run_dir = settings.runs_dir / run_id
+    try:
+        lock = runstore.RunLock(run_dir).acquire()
+    except runstore.RunBusy as exc:
+        raise GateRefused(f"{exc}; wait for it to finish or cancel it") from None
+    try:
+        _refuse_used_folder(run_dir, plan)
+        runindex.pin(settings.registry_root, run_id, plan.invocation_id)
+        copies = plan_run.make_copies(registry, plan, run_dir)
+        entries = staged.read_manifest(run_dir)
+        if entries is None:
+            pinning.remove_tree(run_dir / staged.INPUTS_DIR)
+            entries = plan_run.stage_plan(run_dir, plan, copies, settings)
+        problem = staged.manifest_problem(entries, plan_run.gated_inputs(plan))
+        if problem:
+            raise _refuse("invocation_mismatch", "inputs", f"run folder {run_dir}: {problem}")
+    except (GateRefused, pinning.PinError, stage.StageError, runindex.RunIndexError) as exc:
+        lock.release()
+        _remove_if_unused(run_dir)
+        if isinstance(exc, GateRefused):
+            raise
+        if isinstance(exc, stage.StageError):
+            changed = exc.changed[0] if exc.changed else {}
+            raise _refuse("input_changed", changed.get("param", "params"), str(exc),
+                          "run again: the gate hashes the inputs as they are now") from None
+        if isinstance(exc, runindex.RunIndexError):
+            raise _refuse("run_exists", "run_id", str(exc), "give the config a new run_id") from None
+        raise _refuse("invocation_mismatch", "steps", str(exc)) from None
+    ctx = _plan_context(settings, plan, copies, entries, run_id, run_dir, "snakemake", lock)
+    atexit.register(_never_started, ctx)
+    return ctx
+
+
 # what a run folder holds before its first job: the lock, the copy and the staged inputs (and a copy being made)
-_PREPARED = {runstore.LOCK_FILE, pinning.COPY_DIR, staged.INPUTS_DIR, staged.MANIFEST}
+_PREPARED = {runstore.LOCK_FILE, pinning.COPY_DIR, staged.INPUTS_DIR, staged.MANIFEST, plan_run.STEPS_DIR}
 
 
 def _unused(run_dir: Path) -> bool:

@@ -74,7 +74,7 @@ def seed(parent: Path, run_dir: Path, registry_root: Path) -> list[dict]:
                            "would reuse cannot be checked; rerun it first, or run the changed config with "
                            "`snakegate run`") from None
     seeded, changed = [], []
-    for sub in SEEDED_FOLDERS:
+    for sub in _seeded_folders(parent, run_dir):
         for src in sorted((parent / sub).rglob("*")) if (parent / sub).is_dir() else []:
             if src.is_symlink() or not src.is_file():
                 continue
@@ -101,6 +101,18 @@ def seed(parent: Path, run_dir: Path, registry_root: Path) -> list[dict]:
                            f"the fork would reuse changed data: {'; '.join(changed)}. `snakegate verify "
                            f"{parent.name}` lists them; rerun the parent or run the changed config from scratch")
     return seeded
+
+
+def _seeded_folders(parent: Path, run_dir: Path) -> list[str]:
+    """results/ and logs/ of a run; of a plan run, those of every step the fork runs with the same workflow
+    (a replaced step's files are never reused)."""
+    parent_plan = runstore.read_json(parent / runstore.INVOCATION_JSON)
+    if parent_plan.get("kind") != "plan":
+        return list(SEEDED_FOLDERS)
+    mine = (runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}).get("steps") or {}
+    theirs = (parent_plan.get("invocation") or {}).get("steps") or {}
+    return [f"steps/{name}/{sub}" for name, step in sorted(theirs.items())
+            if (mine.get(name) or {}).get("workflow") == (step or {}).get("workflow") for sub in SEEDED_FOLDERS]
 
 
 def _shown(path: Path, root: Path) -> str:

@@ -136,13 +136,20 @@ def execute(registry: Registry, settings: Settings, invocation: dict, options: R
         if not check.ok:
             raise UserError(integrity.refusal_text(pinned_from, check, "run again"), ExitCode.INVALID)
         try:
-            registry = pinning.registry_of_run(registry, pinned_from, str(invocation.get("workflow")))
+            from snakegate.plan.config import is_plan
+
+            if is_plan(invocation):
+                from snakegate.run import plan_run
+
+                registry = plan_run.fork_registry(registry, pinned_from, invocation)
+            else:
+                registry = pinning.registry_of_run(registry, pinned_from, str(invocation.get("workflow")))
         except pinning.PinError as exc:
             raise UserError(str(exc), ExitCode.INVALID) from None
     # Building the DAG is Snakemake's own first step, before any job, so the gate's copy of that step
     # would only double its cost (8 s of a 10,000-job run). Everything else is proved here; a DAG
     # Snakemake cannot build is explained by the full gate afterwards (see _dag_refusal).
-    result = gate(registry, invocation, settings, check_dag=False)
+    result = _gate(registry, invocation, settings, check_dag=False)
     if not result.ok:
         raise GateRejected(result)
     run_dir = None
@@ -202,9 +209,29 @@ class GateRejected(UserError):
         self.result = result
 
 
+def _gate(registry: Registry, invocation: dict, settings: Settings, check_dag: bool = True):
+    """The gate for a run config: a plan's (snakegate.plan.prove) or one workflow's."""
+    from snakegate.plan.config import is_plan
+
+    if is_plan(invocation):
+        from snakegate.plan.prove import gate_plan
+
+        return gate_plan(registry, invocation, settings, check_dag=check_dag)
+    return gate(registry, invocation, settings, check_dag=check_dag)
+
+
+def _is_plan(result) -> bool:
+    return hasattr(result, "order")  # snakegate.plan.prove.PlanResult
+
+
 def _copy_workflow(registry: Registry, result: GateResult, run_dir: Path):
-    """runs/<run_id>/workflow/: the gated workflow folder, verified, read-only; the Workflow read from it."""
+    """runs/<run_id>/workflow/: the gated workflow folder, verified, read-only; the Workflow read from it.
+    A plan: each step's, in runs/<run_id>/steps/<step>/workflow/; {step: Workflow}."""
     try:
+        if _is_plan(result):
+            from snakegate.run import plan_run
+
+            return plan_run.make_copies(registry, result, run_dir)
         pinning.make_copy(registry.get(result.workflow).folder, run_dir, result.invocation.workflow_hash)
         return pinning.load_copy(run_dir, result.workflow)
     except pinning.PinError as exc:
@@ -216,8 +243,13 @@ def _copy_workflow(registry: Registry, result: GateResult, run_dir: Path):
 def _stage_inputs(wf, settings: Settings, result: GateResult, run_dir: Path) -> None:
     """runs/<run_id>/inputs/: the gated inputs, copied and verified before Snakemake starts (snakegate.run.stage)."""
     try:
-        stage.stage(run_dir, result.input_files, result.invocation.inputs, wf.schema, result.resolved_params,
-                    settings.registry_root, settings.stage_inputs)
+        if _is_plan(result):
+            from snakegate.run import plan_run
+
+            plan_run.stage_plan(run_dir, result, wf, settings)
+        else:
+            stage.stage(run_dir, result.input_files, result.invocation.inputs, wf.schema, result.resolved_params,
+                        settings.registry_root, settings.stage_inputs)
     except stage.StageError as exc:
         raise GateRejected(stage_refusal(result.workflow, exc)) from None
 
@@ -236,7 +268,7 @@ def _dag_refusal(registry, settings, invocation, outcome: "RunOutcome") -> GateR
     the params were the reason; its refusal then replaces the failed run. None otherwise."""
     if outcome.status != "failed" or outcome.record.get("jobs_executed"):
         return None
-    full = gate(registry, invocation, settings)
+    full = _gate(registry, invocation, settings)
     return None if full.ok else full
 
 
@@ -245,10 +277,19 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
     started = runstore.utc_now()
     try:
         runstore.make_reserve(run_dir)
-        runstore.write_text_atomic(run_dir / runstore.CONFIG_YAML, dump_config(explicit_config(result, run_id)),
-                                   mode=runstore.CONFIG_MODE)
-        runstore.write_json_atomic(run_dir / runstore.INVOCATION_JSON, invocation_record(result))
-        runstore.update_run(run_dir, run_id=run_id, workflow=result.workflow, version=result.invocation.version,
+        if _is_plan(result):
+            from snakegate.run import plan_run
+
+            config, record = plan_run.plan_explicit_config(result, run_id), plan_run.plan_invocation_record(result)
+            identity = {"workflow": f"plan {result.label}" if result.label else "plan", "version": None,
+                        "kind": "plan", "plan": {"label": result.label, "steps": {
+                            n: result.steps[n].workflow for n in result.order}}}
+        else:
+            config, record = explicit_config(result, run_id), invocation_record(result)
+            identity = {"workflow": result.workflow, "version": result.invocation.version}
+        runstore.write_text_atomic(run_dir / runstore.CONFIG_YAML, dump_config(config), mode=runstore.CONFIG_MODE)
+        runstore.write_json_atomic(run_dir / runstore.INVOCATION_JSON, record)
+        runstore.update_run(run_dir, run_id=run_id, **identity,
                             invocation_id=result.invocation_id, status="running", stage="gated",
                             started=started, source="snakegate run", console_log=runstore.CONSOLE_LOG,
                             options={"cores": options.cores, "executor": options.executor, "jobs": options.jobs,
@@ -262,7 +303,7 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
                                                                                  settings.registry_root)})
         # owner-only when the contract has sensitive params: a failing job may print one
         out_fd = os.open(run_dir / runstore.CONSOLE_LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND,
-                         runrecords.log_mode(wf.schema))
+                         runrecords.log_mode(_context(wf, settings, run_dir, result).secret_scope()[0]))
     except (OSError, runindex.RunIndexError) as exc:
         raise _NotStarted(getattr(exc, "strerror", None) or str(exc)) from None
 
@@ -405,7 +446,7 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, sta
     from snakegate.run import record as runrecord
 
     # Snakemake has exited: its output and every log of the run lose the run's sensitive values
-    hidden = runrecords.RunSecrets.of(settings.registry_root, wf.schema, result.resolved_params)
+    hidden = runrecords.RunSecrets.of(settings.registry_root, *_context(wf, settings, run_dir, result).secret_scope())
     console_text = hidden.text(console_text)
     hidden.scrub_run(run_dir, settings.registry_root)
     record = runstore.read_run(run_dir)
@@ -463,10 +504,18 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, sta
 
 def _context(wf, settings, run_dir, result):
     """The same context the top-level Snakefile builds (Snakemake runs from the registry root)."""
+    from snakegate.run import staged
     from snakegate.run.entry import RunContext, output_prefix
 
+    prefix = output_prefix(run_dir, settings.registry_root)
+    entries = staged.read_manifest(run_dir)
+    if _is_plan(result):
+        from snakegate.run.plan_run import PlanRunContext
+
+        return PlanRunContext(settings=settings, workflow=wf[result.order[0]], result=result, run_id=run_dir.name,
+                              run_dir=run_dir, prefix=prefix, source="snakegate run", staged=entries, copies=wf)
     return RunContext(settings=settings, workflow=wf, result=result, run_id=run_dir.name, run_dir=run_dir,
-                      prefix=output_prefix(run_dir, settings.registry_root), source="snakegate run")
+                      prefix=prefix, source="snakegate run", staged=entries)
 
 
 def _record_provenance_after(wf, settings, run_dir, result, status) -> None:

@@ -81,33 +81,44 @@ def stage(run_dir: Path, input_files: dict[str, str], gated: dict[str, str], sch
           registry_root: Path, mode: str = "copy") -> dict[str, Staged]:
     """Copy every gated input (key -> resolved source path in `input_files`, key -> approved sha256 in
     `gated`) into the run folder and record it; StageError when a copy is not the approved bytes."""
+    return stage_steps(run_dir, [("", input_files, gated, schema, params)], registry_root, mode)
+
+
+def stage_steps(run_dir: Path, steps: list[tuple[str, dict, dict, dict, dict]], registry_root: Path,
+                mode: str = "copy") -> dict[str, Staged]:
+    """`stage()` for the steps of a plan, into one inputs/ folder and one record: each step is
+    (key prefix, e.g. `steps.clean.`, input files, gated digests, schema, params); a file two steps take
+    is staged once."""
     if mode not in MODES:
         raise StageError(f"stage_inputs is {mode!r} in snakegate.toml; use one of: {', '.join(MODES)}")
     run_dir = Path(run_dir)
     root = Path(registry_root)
-    sheet_keys = _sheet_params(schema, params)
     staged: dict[str, Staged] = {}
     by_source: dict[str, Staged] = {}
     changed: list[dict] = []
-    for key in sorted(gated, key=lambda k: (k in sheet_keys, k)):  # a sheet's files before the sheet
-        source = Path(input_files[key])
-        name = staged_name(source, root)
-        rel = f"{INPUTS_DIR}/{name}"
-        if key in sheet_keys:
-            digest, size, rewritten = _stage_sheet(source, run_dir / rel, sheet_keys[key], key, staged, run_dir)
-            entry = Staged(key, _shown(source, root), rel, rewritten, size, digest)
-        elif str(source) in by_source:  # two params naming one file: one copy
-            entry = by_source[str(source)]
-            entry = Staged(key, entry.source, entry.path, entry.sha256, entry.size, entry.gated_sha256)
-            digest = entry.sha256
-        else:
-            digest, size = _stage_one(source, run_dir / rel, mode)
-            entry = Staged(key, _shown(source, root), rel, digest, size, digest)
-            by_source[str(source)] = entry
-        if digest != gated[key]:
-            changed.append({"param": key, "path": entry.source, "gated_sha256": gated[key], "current_sha256": digest,
-                            "reason": "changed between the gate and the run"})
-        staged[key] = entry
+    for prefix, input_files, gated, schema, params in steps:
+        sheet_keys = _sheet_params(schema, params)
+        for key in sorted(gated, key=lambda k: (k in sheet_keys, k)):  # a sheet's files before the sheet
+            source = Path(input_files[key])
+            name = staged_name(source, root)
+            rel = f"{INPUTS_DIR}/{name}"
+            if str(source) in by_source:  # two params naming one file: one copy
+                entry = by_source[str(source)]
+                entry = Staged(prefix + key, entry.source, entry.path, entry.sha256, entry.size, entry.gated_sha256)
+                digest = entry.gated_sha256
+            elif key in sheet_keys:
+                digest, size, rewritten = _stage_sheet(source, run_dir / rel, sheet_keys[key], prefix, staged,
+                                                       run_dir)
+                entry = Staged(prefix + key, _shown(source, root), rel, rewritten, size, digest)
+                by_source[str(source)] = entry
+            else:
+                digest, size = _stage_one(source, run_dir / rel, mode)
+                entry = Staged(prefix + key, _shown(source, root), rel, digest, size, digest)
+                by_source[str(source)] = entry
+            if digest != gated[key]:
+                changed.append({"param": prefix + key, "path": entry.source, "gated_sha256": gated[key],
+                                "current_sha256": digest, "reason": "changed between the gate and the run"})
+            staged[prefix + key] = entry
     if changed:
         raise StageError(changed_text(changed), changed)
     write_manifest(run_dir, staged, mode)
@@ -234,7 +245,7 @@ def _sheet_params(schema: dict, params: dict) -> dict[str, tuple[str, str]]:
     return out
 
 
-def _stage_sheet(source: Path, dest: Path, sheet: tuple[str, str], key: str, staged: dict[str, Staged],
+def _stage_sheet(source: Path, dest: Path, sheet: tuple[str, str], prefix: str, staged: dict[str, Staged],
                  run_dir: Path) -> tuple[str, int, str]:
     """(sha256 of the sheet as gated, size of the copy, sha256 of the copy): the copy names, in each path
     cell, the absolute path of that cell's staged file; every other byte of every row is kept."""
@@ -256,7 +267,7 @@ def _stage_sheet(source: Path, dest: Path, sheet: tuple[str, str], key: str, sta
         record = []
         for column in header:
             cell = cells.get(column, "")
-            entry = staged.get(sheets.input_key(name, n, column))
+            entry = staged.get(prefix + sheets.input_key(name, n, column))
             record.append(str(run_dir / entry.path) if entry is not None and cell else cell)
         writer.writerow(record)
     data = out.getvalue().encode("utf-8")

@@ -84,5 +84,5 @@ def test_a_comma_separated_file_given_as_tsv_is_refused(files):
 
 
 def test_every_type_names_a_check_the_gate_knows():
-    kinds = {"table", "json", "magic", "prefix", "text", "none", "gzip", "markup", "directory", "npz"}
+    kinds = {"table", "json", "magic", "prefix", "text", "none", "gzip", "markup", "directory", "npz", "gff3"}
     assert {spec["check"] for spec in artifact_types().values()} <= kinds

@@ -33,6 +33,7 @@ UNITS = {
     "surrogate-design": {"parity.png": ["(HV)", "(MPa)"], "candidates.png": ["(HV)", "(MPa)", "(% of the composition)"]},
     "pump-probe": {"curve.png": ["(ps)", "(counts per pixel per shot)"], "pvalue_hist.png": ["(pixel)"]},
     "variant-calling": {"depth.png": ["(kb)", "(x)"]},
+    "variant-annotation": {},  # a VCF, a table and a JSON: no plots
 }
 
 

@@ -1,0 +1,49 @@
+"""An input that an earlier step of a plan will produce: it stands in for a file at the gate.
+
+A plan's step may take an `x-artifact` param from an earlier step's declared output
+(`{from: clean, output: cleaned}`). Nothing exists yet when the plan is gated, so the plan gate
+(snakegate.plan.prove) hands the step's gate an `Upstream` in the file's place: the output's
+declared type (which must be the param's `x-artifact` type), its declared columns (what
+`x-column-of` and the preflight's header view are checked against), and where it comes from.
+Plain data; nothing here reads or writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PLACEHOLDER = "plan-output:"  # the param's value while the step is gated: plan-output:<step>/<output>
+
+
+@dataclass(frozen=True)
+class Upstream:
+    step: str
+    output: str
+    type: str
+    columns: tuple[str, ...] | None  # None: the output declares none (a table param can then not be checked)
+
+    @property
+    def placeholder(self) -> str:
+        return f"{PLACEHOLDER}{self.step}/{self.output}"
+
+    @property
+    def shown(self) -> str:
+        return f"step {self.step}'s output `{self.output}`"
+
+    def view(self) -> dict:
+        """What a preflight may know of it: its type and declared columns (no size: it does not exist yet)."""
+        view = {"type": self.type, "size_bytes": None, "declared": True}
+        if self.columns is not None:
+            view["columns"] = list(self.columns)
+        return view
+
+
+def compatible(param_type: str, output_type: str) -> bool:
+    """Whether a param of `param_type` can take an output of `output_type`: the same type, or two tables
+    with the same delimiter (`tsv` and `tsv-table`)."""
+    if param_type == output_type:
+        return True
+    from snakegate.contract import artifacts
+
+    return (artifacts.is_table(param_type) and artifacts.is_table(output_type)
+            and artifacts.delimiter(param_type) == artifacts.delimiter(output_type))
