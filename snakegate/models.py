@@ -14,6 +14,9 @@ ErrorCode = Literal[
     "yte_config", "python_tag", "duplicate_key", "yaml_bomb", "too_deep", "too_large",
     # what runs is what was gated (snakegate.run.entry, snakegate.run.pinning)
     "run_exists", "input_changed",
+    # a plan of several steps (snakegate.plan.prove): how its steps fit together
+    "plan_shape", "plan_unknown_step", "plan_self_reference", "plan_cycle", "plan_unknown_output",
+    "plan_output_not_made", "plan_type_mismatch", "plan_not_a_file", "plan_columns_unknown", "plan_ambiguous_value",
 ]
 
 

@@ -129,7 +129,10 @@ def _fork_plan(registry: Registry, settings: Settings, parent: Path, base: dict,
         after = _dag_jobs(compose.plan_dag(result, pinned, settings))
     except DagError as exc:
         raise ForkRefused(f"cannot compare the DAGs of run {parent.name} and the fork: {exc.message}", "dag") from None
-    changed = [r[len(compose.RULE_PREFIX):] for r in compare.changed_rules(before, after)]
+    # the fork's own rules whose jobs differ (a replaced step's old rules are gone; the composer's target is not one)
+    present = {job["rule"] for job in after}
+    changed = [r[len(compose.RULE_PREFIX):] for r in compare.changed_rules(before, after)
+               if r.startswith(compose.RULE_PREFIX) and r in present]
     parent_inv = base.get("invocation_id") or runstore.read_run(parent).get("invocation_id")
     if not changed or parent_inv == result.invocation_id:
         raise ForkRefused(f"{_shown(changes) or 'the change'} changes no job of run {parent.name}: the fork would "
