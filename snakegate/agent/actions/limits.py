@@ -69,6 +69,14 @@ class PathView:
         self.roots = [str(Path(r).resolve()) for r in data_roots]
         self.home = home if home is not None else os.path.expanduser("~")
 
+    def _shown_token(self, token: str) -> str:
+        if token.startswith("~") or (self.home and self.home != "~" and token.startswith(self.home.rstrip("/") + "/")):
+            return self.show(token)
+        first = token.lstrip("/").split("/", 1)[0]
+        if first and not os.path.lexists("/" + first):
+            return token
+        return self.show(token)
+
     def show(self, text: str) -> str:
         """One path as a model may see it."""
         path = text
@@ -86,9 +94,12 @@ class PathView:
         return OUTSIDE
 
     def hide(self, value: Any) -> Any:
-        """`value` (JSON-able) with every absolute path inside its strings shown as `show` says."""
+        """`value` (JSON-able) with every absolute path inside its strings shown as `show` says. A token whose
+        first folder does not exist on this machine (and is not under home) is no path here and is kept: a
+        JSON pointer such as `/background/ks_pvalue` in a workflow's `keys:` or `evaluate:` says nothing
+        about this machine, and hiding it would garble the contract the model reads."""
         if isinstance(value, str):
-            return _PATH.sub(lambda m: self.show(m.group(1)), value) if "/" in value else value
+            return _PATH.sub(lambda m: self._shown_token(m.group(1)), value) if "/" in value else value
         if isinstance(value, dict):
             return {self.hide(k): self.hide(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
