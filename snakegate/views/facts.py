@@ -271,15 +271,22 @@ class Scrubber:
     Built from the run's config.yaml (the one file with the plain values) and its contract; it keeps the
     values in memory only."""
 
-    def __init__(self, run_dir: Path, schema: dict | None):
+    def __init__(self, run_dir: Path, schema: dict | None, plan=None):
+        """`plan` (views.plan.PlanView): a plan's run, whose values sit under each step, by each step's contract."""
         from snakegate.provenance.capture import run_config_params
-        params = run_config_params(run_dir) or {}
-        invocation = runstore.read_json(Path(run_dir) / runstore.INVOCATION_JSON).get("invocation") or {}
+        if plan is not None:
+            from snakegate.views.plan import config_params
+            schema, recorded = plan.scope()
+            params = config_params(run_dir)
+        else:
+            params = run_config_params(run_dir) or {}
+            recorded = (runstore.read_json(Path(run_dir) / runstore.INVOCATION_JSON).get("invocation") or {}) \
+                .get("params") or {}
         if schema is None:  # unknown contract: every param value counts as sensitive
             values = list(params.values())
         else:
             values = [*secrets.sensitive_values(schema, params).values(),
-                      *secrets.sensitive_values(schema, invocation.get("params") or {}).values()]
+                      *secrets.sensitive_values(schema, recorded).values()]
         self.secrets = secrets.secret_strings(values)
 
     def __call__(self, value: Any) -> Any:
