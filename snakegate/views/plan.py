@@ -55,6 +55,7 @@ class Step:
     title: str | None = None
     description: str | None = None
     takes: tuple[Edge, ...] = ()
+    outputs: dict = field(default_factory=dict)  # its workflow's declared outputs: name -> description
 
     @property
     def label(self) -> str:
@@ -178,7 +179,8 @@ def _steps(run_dir: Path, registry, invoked: Any, recorded: Any, contracts: bool
                         workflow_hash=_text(source.get("workflow_hash")), params=step.params,
                         schema=wf.schema if wf is not None else None,
                         title=wf.manifest.title if wf is not None else None,
-                        description=wf.manifest.description if wf is not None else None, takes=takes))
+                        description=wf.manifest.description if wf is not None else None, takes=takes,
+                        outputs={n: o.description for n, o in wf.manifest.outputs.items()} if wf is not None else {}))
     return out
 
 
@@ -229,16 +231,17 @@ def shown_params(step: Step) -> list[tuple[str, str]]:
     too) as `← clean.cleaned`."""
     from snakegate.views.facts import value_text
 
-    return [(name, value_text(_arrows(value))) for name, value in masked_params(step).items()]
+    return [(name, value_text(with_arrows(value))) for name, value in masked_params(step).items()]
 
 
-def _arrows(value: Any) -> Any:
+def with_arrows(value: Any) -> Any:
+    """A (masked) value with every `{from, output}` in it as `← source.output`."""
     if isinstance(value, dict):
         if set(value) == {"from", "output"} and all(isinstance(v, str) for v in value.values()):
             return f"{ARROW} {value['from']}.{value['output']}"
-        return {k: _arrows(v) for k, v in value.items()}
+        return {k: with_arrows(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_arrows(v) for v in value]
+        return [with_arrows(v) for v in value]
     return value
 
 
