@@ -112,6 +112,29 @@ def _workflow_of(ctx, run_dir: Path):
     return workflow_of(ctx.registry, run_dir)
 
 
+def _plan_of(ctx, run_dir: Path) -> tuple[list, list] | None:
+    """A plan's run: ([(step, manifest, schema, its workflow copy's folder)] in the plan's order, [(step, param,
+    source step, output)]); None for one workflow's run. A step whose copy is gone is refused by name."""
+    from snakegate.run import pinning, plan_run
+    from snakegate.views.plan import read as read_plan
+
+    plan = read_plan(run_dir, ctx.registry)
+    if plan is None:
+        return None
+    steps = []
+    for step in plan.steps:
+        try:
+            wf = plan_run.load_copies(run_dir, {"steps": {step.name: {"workflow": step.workflow}}})[step.name]
+        except pinning.PinError as exc:
+            raise UserError(f"step {step.name} of run {run_dir.name} has no workflow copy to put in the crate: {exc}",
+                            ExitCode.INVALID) from None
+        steps.append((step.name, wf.manifest.model_dump(), wf.schema, wf.folder))
+    if not steps:
+        raise UserError(f"the steps of plan run {run_dir.name} cannot be read from its invocation.json; the crate "
+                        "needs them", ExitCode.INVALID)
+    return steps, [(e.step, e.param, e.source, e.output) for e in plan.edges]
+
+
 def _pin_of(run_dir: Path) -> Path | None:
     from snakegate.run.pinning import has_copy
     return run_dir if has_copy(run_dir) else None
@@ -448,16 +471,26 @@ def cmd_export(ctx) -> int:
     from snakegate.provenance.rocrate import export as rocrate_export
 
     run_dir = _run(ctx, ctx.args.run)
-    wf = _workflow_of(ctx, run_dir)
-    if wf is None:
-        raise UserError(f"the workflow of run {run_dir.name} is no longer in the registry at "
-                        f"{ctx.settings.registry_root}; the crate needs its folder", ExitCode.INVALID)
+    license = ctx.args.license or rocrate_export.DEFAULT_LICENSE
+    root = ctx.settings.registry_root
+    plan = _plan_of(ctx, run_dir)
+    if plan is not None:  # the plan the main workflow, each step's workflow (its run-folder copy) a part of it
+        from snakegate.provenance.rocrate.plan_crate import export_plan
+
+        steps, edges = plan
+        write = lambda target: export_plan(run_dir, root, target, steps, edges, license=license)  # noqa: E731
+    else:
+        wf = _workflow_of(ctx, run_dir)
+        if wf is None:
+            raise UserError(f"the workflow of run {run_dir.name} is no longer in the registry at "
+                            f"{ctx.settings.registry_root}; the crate needs its folder", ExitCode.INVALID)
+        write = lambda target: rocrate_export.export(run_dir, root, target, wf.manifest.model_dump(),  # noqa: E731
+                                                     wf.schema, wf.folder, license=license)
     dest = Path(ctx.args.ro_crate)
     replace = _existing_crate(dest, ctx.args.force)
     target = dest.with_name(f".{dest.name}.new-{os.getpid()}") if replace == "folder" else dest
     try:
-        rocrate_export.export(run_dir, ctx.settings.registry_root, target, wf.manifest.model_dump(), wf.schema,
-                              wf.folder, license=ctx.args.license or rocrate_export.DEFAULT_LICENSE)
+        write(target)
     except (compare.ProvMissing, rocrate_export.ExportError) as exc:
         if target != dest:
             shutil.rmtree(target, ignore_errors=True)  # a half-written new crate never stays behind
