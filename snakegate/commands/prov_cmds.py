@@ -470,7 +470,12 @@ def cmd_export(ctx) -> int:
     from snakegate.provenance import compare
     from snakegate.provenance.rocrate import export as rocrate_export
 
+    from snakegate.provenance import runstore
+    from snakegate.run import stale
+
     run_dir = _run(ctx, ctx.args.run)
+    # a run whose processes are gone is completed first (interrupted, its PROV record rebuilt), as `show-run` does
+    stale.refresh(ctx.settings, run_dir, runstore.read_run(run_dir))
     license = ctx.args.license or rocrate_export.DEFAULT_LICENSE
     root = ctx.settings.registry_root
     plan = _plan_of(ctx, run_dir)
