@@ -11,18 +11,15 @@ shares the same runs (a fixture imported into several test modules would be made
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from prov_runs import SLOW
-from registry_copies import REPO, TOKEN_PARAM, clean_env, git, make_registry, new_run, note_workflow, run_names, snakegate
-from run_faults import alive, kill_group, wait_for
+from registry_copies import REPO, TOKEN_PARAM, git, make_registry, new_run, note_workflow, run_names, snakegate
+from run_faults import killed_mid_job
 
 PLAN_SECRET = "plan-s3cret-0077"
 PLAN_LABEL = "sex-from-size"
@@ -72,22 +69,4 @@ def plan_fork_run(plan_registry, plan_run) -> Path:
 
 @pytest.fixture(scope="session")
 def plan_interrupted_run(plan_registry) -> Path:
-    before = run_names(plan_registry)
-    front = subprocess.Popen([sys.executable, "-m", "snakegate.cli", "run", "slow-plan.yaml"], cwd=plan_registry,
-                             env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
-    snakemake_pid = None
-    try:
-        assert wait_for(lambda: len(run_names(plan_registry) - before) == 1, 120)
-        run = new_run(plan_registry, before)
-        assert wait_for(lambda: (run / "steps" / "wait" / "logs" / "wait.log").exists(), 180), \
-            "the wait job never started"
-        snakemake_pid = json.loads((run / "run.json").read_text()).get("snakemake_pid")
-    finally:
-        kill_group(front.pid)  # a machine that goes down: nothing gets to write a word
-        if snakemake_pid:
-            kill_group(snakemake_pid)
-        front.communicate(timeout=30)
-    assert wait_for(lambda: not alive(snakemake_pid), 30)
-    assert json.loads((run / "run.json").read_text())["status"] == "running"
-    return run
+    return killed_mid_job(plan_registry, "slow-plan.yaml", "steps/wait/logs/wait.log")

@@ -420,7 +420,8 @@ def _print_output_change(o: dict, indent: str = "") -> None:
         extra = f": {tablediff.summary(table)}"
     else:
         extra = f" ({len(values)} value(s) changed)" if values else ""
-    print("\n".join(wrap(f"{o['path']} {o['status']}{extra}", indent=6 + len(indent), first=f"{indent}  {o['name']}: ")))
+    print("\n".join(wrap(f"{o['path']} {o['status']}{extra}", indent=6 + len(indent),
+                          first=f"{indent}  {o['name']}: ")))
     lines = [f"{v['path']}: {_show(v.get('a', '(absent)'))} -> {_show(v.get('b', '(absent)'))}"
              for v in (values or [])[:20]]
     more = len(values) - 20 if values and len(values) > 20 else 0

@@ -265,6 +265,20 @@ def value_text(value: Any, nested: bool = False) -> str:
     return str(value)
 
 
+def plan_config_params(run_dir: Path) -> dict[str, dict]:
+    """{step: params} of runs/<id>/config.yaml, what Snakemake got (plain sensitive values, absolute input
+    paths): only to find the values to scrub from free text. {} when it cannot be read."""
+    try:
+        from ruamel.yaml import YAML
+        text = runstore.read_record(Path(run_dir) / runstore.CONFIG_YAML).decode("utf-8")  # bounded, regular only
+        data = YAML(typ="safe", pure=True).load(text)
+    except Exception:  # noqa: BLE001 - unreadable or missing: invocation.json's keyed hashes are all there is
+        return {}
+    steps = data.get("steps") if isinstance(data, dict) else None
+    return {str(n): s["params"] for n, s in (steps or {}).items()
+            if isinstance(s, dict) and isinstance(s.get("params"), dict)} if isinstance(steps, dict) else {}
+
+
 class Scrubber:
     """Replaces a run's sensitive values in free text (errors, log lines) by MASK.
 
@@ -275,9 +289,8 @@ class Scrubber:
         """`plan` (views.plan.PlanView): a plan's run, whose values sit under each step, by each step's contract."""
         from snakegate.provenance.capture import run_config_params
         if plan is not None:
-            from snakegate.views.plan import config_params
             schema, recorded = plan.scope()
-            params = config_params(run_dir)
+            params = plan_config_params(run_dir)
         else:
             params = run_config_params(run_dir) or {}
             recorded = (runstore.read_json(Path(run_dir) / runstore.INVOCATION_JSON).get("invocation") or {}) \

@@ -205,20 +205,6 @@ def _workflow(run_dir: Path, registry, name: str, workflow_id: str | None):
         return None
 
 
-def config_params(run_dir: Path) -> dict[str, dict]:
-    """{step: params} of runs/<id>/config.yaml, what Snakemake got (plain sensitive values, absolute input
-    paths): only to find the values to scrub from free text. {} when it cannot be read."""
-    try:
-        from ruamel.yaml import YAML
-        text = runstore.read_record(Path(run_dir) / runstore.CONFIG_YAML).decode("utf-8")  # bounded, regular only
-        data = YAML(typ="safe", pure=True).load(text)
-    except Exception:  # noqa: BLE001 - unreadable or missing: invocation.json's keyed hashes are all there is
-        return {}
-    steps = data.get("steps") if isinstance(data, dict) else None
-    return {str(n): s["params"] for n, s in (steps or {}).items()
-            if isinstance(s, dict) and isinstance(s.get("params"), dict)} if isinstance(steps, dict) else {}
-
-
 def masked_params(step: Step) -> dict:
     """A step's params with every sensitive value masked (views.facts.masked_params, by its own contract)."""
     from snakegate.views.facts import masked_params as mask

@@ -361,8 +361,20 @@ class _Crate:
                 self.file(path, f"{self.run_rel}/{path.relative_to(self.run_dir).as_posix()}")
 
     def readme(self) -> None:
+        """README.md about the crate (its lines: readme_lines)."""
+        text = "\n".join([*self.readme_lines(),
+                          "- Inputs sit at their paths relative to the registry (e.g. `data/...`).",
+                          "",
+                          "Sensitive parameter values appear only as keyed hashes (`hmac-sha256:...`).",
+                          ""])
+        path = self.scratch / "README.md"
+        path.write_text(text, encoding="utf-8")
+        readme = self.file(path, "README.md", {"about": self.crate.root_dataset, "encodingFormat": "text/markdown"})
+        readme["about"] = self.crate.root_dataset
+
+    def readme_lines(self) -> list[str]:
         manifest = self.manifest
-        text = "\n".join([
+        return [
             f"# {manifest.get('title') or self.wf_id}: run {self.run_id}",
             "",
             f"The record of one run of the snakegate workflow `{self.wf_id}` {manifest.get('version', '')}: "
@@ -374,15 +386,7 @@ class _Crate:
             f"- `{self.wf_rel}/` is the workflow as it ran; its `Snakefile` is the main workflow.",
             f"- `{self.run_rel}/` is the run folder: outputs, logs, `config.yaml`, `invocation.json`, `run.json`",
             "  and the run's W3C PROV record (`prov.json`, `prov.provn`, `prov.ttl`).",
-            "- Inputs sit at their paths relative to the registry (e.g. `data/...`).",
-            "",
-            "Sensitive parameter values appear only as keyed hashes (`hmac-sha256:...`).",
-            "",
-        ])
-        path = self.scratch / "README.md"
-        path.write_text(text, encoding="utf-8")
-        readme = self.file(path, "README.md", {"about": self.crate.root_dataset, "encodingFormat": "text/markdown"})
-        readme["about"] = self.crate.root_dataset
+        ]
 
 
 def _single_values(crate) -> None:

@@ -243,8 +243,9 @@ class _PlanCrate(_Crate):
                              f"step {name} ({inv.get('workflow')} {inv.get('version') or ''}) of snakegate run "
                              f"{self.run_id}: {status}", status, starts[0] if starts else None,
                              ends[-1] if ends else None, error, objects, results)
-        control = self.add(f"#control-step-{_slug(name)}", {"@type": "ControlAction", "name": f"orchestrate step {name}",
-                                                             "description": f"Snakemake running the jobs of step {name}"})
+        control = self.add(f"#control-step-{_slug(name)}", {
+            "@type": "ControlAction", "name": f"orchestrate step {name}",
+            "description": f"Snakemake running the jobs of step {name}"})
         control["instrument"] = self.plan_howtos[name]
         control["object"] = action
         if self.person is not None:
@@ -275,7 +276,8 @@ class _PlanCrate(_Crate):
         self.workflow()
         objects, results = self.parameters()
         self.connections()
-        start, end = rp.crate_time(self.run_attrs.get("prov:startTime")), rp.crate_time(self.run_attrs.get("prov:endTime"))
+        start = rp.crate_time(self.run_attrs.get("prov:startTime"))
+        end = rp.crate_time(self.run_attrs.get("prov:endTime"))
         error = plain(self.run_attrs.get("sg:error")) or (f"cancelled by {self.record['cancelled_by']}"
                                                            if self.record.get("cancelled_by") else None)
         run_action = self.action(self.main, f"#run-{_slug(self.run_id)}", f"run {self.run_id} of {self.wf_id}",
@@ -326,11 +328,11 @@ class _PlanCrate(_Crate):
                 for path in sorted(p for p in logs.rglob("*") if p.is_file()):
                     self.file(path, f"{self.run_rel}/{path.relative_to(self.run_dir).as_posix()}")
 
-    def readme(self) -> None:
+    def readme_lines(self) -> list[str]:
         steps = [f"  - `{n}`: `{m.get('id')}` {m.get('version', '')}, in `{self.run_rel}/steps/{n}/`"
                  for n, m, _s, _f in self.plan_steps]
         edges = [f"  - `{step}.{param}` ← `{source}.{output}`" for step, param, source, output in self.edges]
-        text = "\n".join([
+        return [
             f"# {self.manifest['title']}: run {self.run_id}",
             "",
             f"The record of one run of a snakegate plan of {len(self.plan_steps)} steps: {self.status}, from "
@@ -347,15 +349,7 @@ class _PlanCrate(_Crate):
             f"- `{self.run_rel}/` is the run folder: each step's workflow copy, outputs and logs under `steps/`,",
             "  `config.yaml`, `invocation.json`, `run.json` and the run's W3C PROV record (`prov.json`, `prov.provn`,",
             "  `prov.ttl`).",
-            "- Inputs sit at their paths relative to the registry (e.g. `data/...`).",
-            "",
-            "Sensitive parameter values appear only as keyed hashes (`hmac-sha256:...`).",
-            "",
-        ])
-        path = self.scratch / "README.md"
-        path.write_text(text, encoding="utf-8")
-        readme = self.file(path, "README.md", {"about": self.crate.root_dataset, "encodingFormat": "text/markdown"})
-        readme["about"] = self.crate.root_dataset
+        ]
 
 
 def _is_ref(value) -> bool:
