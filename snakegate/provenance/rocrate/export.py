@@ -301,15 +301,8 @@ class _Crate:
         self.describe_root(license)
         self.workflow()
         objects, results = self.parameters()
-        start, end = rp.crate_time(self.run_attrs.get("prov:startTime")), rp.crate_time(self.run_attrs.get("prov:endTime"))
-        error = plain(self.run_attrs.get("sg:error")) or (f"cancelled by {self.record['cancelled_by']}"
-                                                           if self.record.get("cancelled_by") else None)
-        run_action = self.action(self.main, f"#run-{_slug(self.run_id)}", f"run {self.run_id} of {self.wf_id}",
-                                 f"snakegate run {self.run_id} of workflow {self.wf_id} "
-                                 f"{self.manifest.get('version', '')}: {self.status}",
-                                 self.status, start, end, error, objects, results)
-        engine = self.add(SNAKEMAKE_IRI, {"@type": "SoftwareApplication", "name": "Snakemake", "url": SNAKEMAKE_IRI,
-                                          "softwareVersion": rp.engine_version(self.prov) or "unknown"})
+        run_action = self.run_action(objects, results, f"snakegate run {self.run_id} of workflow {self.wf_id} "
+                                                       f"{self.manifest.get('version', '')}: {self.status}")
         jobs = rp.jobs(self.prov)
         controls = [self.job_action(job, self.run_attrs.get("prov:endTime")) for job in jobs]
         parent = self.record.get("parent_run")
@@ -320,6 +313,24 @@ class _Crate:
             except Exception:  # noqa: BLE001 - a parent without a readable record: the fork stands alone
                 parent_prov = {}
             controls += [self.job_action(job, None, parent) for job in rp.jobs(parent_prov) if job.rule not in ran]
+        self.main["hasPart"] = self.ran(self.tools)
+        self.main["step"] = list(self.steps.values())
+        return self.finish(run_action, controls)
+
+    def run_action(self, objects: list, results: list, description: str):
+        """The run's CreateAction: the main workflow as instrument, the run's times, status and error."""
+        start = rp.crate_time(self.run_attrs.get("prov:startTime"))
+        end = rp.crate_time(self.run_attrs.get("prov:endTime"))
+        error = plain(self.run_attrs.get("sg:error")) or (f"cancelled by {self.record['cancelled_by']}"
+                                                           if self.record.get("cancelled_by") else None)
+        return self.action(self.main, f"#run-{_slug(self.run_id)}", f"run {self.run_id} of {self.wf_id}", description,
+                           self.status, start, end, error, objects, results)
+
+    def finish(self, run_action, controls: list):
+        """Snakemake's OrganizeAction over the ControlActions, every action mentioned from the root, the records,
+        the README; the crate."""
+        engine = self.add(SNAKEMAKE_IRI, {"@type": "SoftwareApplication", "name": "Snakemake", "url": SNAKEMAKE_IRI,
+                                          "softwareVersion": rp.engine_version(self.prov) or "unknown"})
         organize = self.add(f"#orchestrate-{_slug(self.run_id)}", {
             "@type": "OrganizeAction", "name": f"Snakemake orchestrating run {self.run_id}",
             "description": f"Snakemake executing the jobs of run {self.run_id}"})
@@ -327,13 +338,11 @@ class _Crate:
         organize["result"] = run_action
         if controls:
             organize["object"] = controls
-        for key, value in (("startTime", start), ("endTime", end)):
-            if value:
-                organize[key] = value
+        for key in ("startTime", "endTime"):
+            if run_action.get(key):
+                organize[key] = run_action[key]
         if self.person is not None:
             organize["agent"] = self.person
-        self.main["hasPart"] = self.ran(self.tools)
-        self.main["step"] = list(self.steps.values())
         self.crate.root_dataset["mentions"] = [*self.actions, organize, *controls]
         self.records(run_action)
         self.readme()

@@ -31,13 +31,11 @@ from pathlib import Path
 
 from snakegate.provenance import runstore
 from snakegate.provenance import secrets as secretkeys
-from snakegate.provenance.compare import plain
 from snakegate.provenance.document import local
 from snakegate.provenance.hashing import sha256_file
 from snakegate.provenance.rocrate import from_prov as rp
-from snakegate.provenance.rocrate.export import (_TYPES, BIOSCHEMAS_WORKFLOW, DEFAULT_LICENSE, SNAKEMAKE_IRI, _Crate,
-                                                 _folder_files, _rel, _single_values, _slug, workflow_with_steps,
-                                                 write_crate)
+from snakegate.provenance.rocrate.export import (_TYPES, BIOSCHEMAS_WORKFLOW, DEFAULT_LICENSE, _Crate, _folder_files,
+                                                 _rel, _slug, workflow_with_steps, write_crate)
 
 PLAN_FILE = "plan.yaml"
 PLAN_LANGUAGE = "https://w3id.org/snakegate/plan/"  # the PROV record's `plan:` namespace
@@ -276,44 +274,18 @@ class _PlanCrate(_Crate):
         self.workflow()
         objects, results = self.parameters()
         self.connections()
-        start = rp.crate_time(self.run_attrs.get("prov:startTime"))
-        end = rp.crate_time(self.run_attrs.get("prov:endTime"))
-        error = plain(self.run_attrs.get("sg:error")) or (f"cancelled by {self.record['cancelled_by']}"
-                                                           if self.record.get("cancelled_by") else None)
-        run_action = self.action(self.main, f"#run-{_slug(self.run_id)}", f"run {self.run_id} of {self.wf_id}",
-                                 f"snakegate run {self.run_id} of {self.wf_id}: {self.status}", self.status, start, end,
-                                 error, objects, results)
-        engine = self.add(SNAKEMAKE_IRI, {"@type": "SoftwareApplication", "name": "Snakemake", "url": SNAKEMAKE_IRI,
-                                       "softwareVersion": rp.engine_version(self.prov) or "unknown"})
+        run_action = self.run_action(objects, results, f"snakegate run {self.run_id} of {self.wf_id}: {self.status}")
         jobs = rp.jobs(self.prov)
         controls = [self.job_action(job, self.run_attrs.get("prov:endTime")) for job in jobs]
-        parent = self.record.get("parent_run")
         copied = self.parent_jobs({j.rule for j in jobs})
-        controls += [self.job_action(job, None, parent) for job in copied]
+        controls += [self.job_action(job, None, self.record.get("parent_run")) for job in copied]
         step_controls = [self.step_action(name, jobs, copied) for name, _m, _s, _f in self.plan_steps]
-        organize = self.add(f"#orchestrate-{_slug(self.run_id)}", {
-            "@type": "OrganizeAction", "name": f"Snakemake orchestrating run {self.run_id}",
-            "description": f"Snakemake executing the steps and jobs of run {self.run_id} as one workflow"})
-        organize["instrument"] = engine
-        organize["result"] = run_action
-        organize["object"] = [*step_controls, *controls]
-        for key, value in (("startTime", start), ("endTime", end)):
-            if value:
-                organize[key] = value
-        if self.person is not None:
-            organize["agent"] = self.person
         for name, wf in self.step_wfs.items():
             wf["hasPart"] = self.ran(self.step_rules[name])
             wf["step"] = [self.steps[r] for r in self.step_rules[name]]
         self.main["hasPart"] = list(self.step_wfs.values())
         self.main["step"] = list(self.plan_howtos.values())
-        self.crate.root_dataset["mentions"] = [*self.actions, organize, *step_controls, *controls]
-        self.records(run_action)
-        self.readme()
-        for ident, fps in self.examples.items():
-            self.crate.get(ident)["exampleOfWork"] = fps
-        _single_values(self.crate)
-        return self.crate
+        return self.finish(run_action, [*step_controls, *controls])
 
     def describe_root(self, license: str) -> None:
         super().describe_root(license)
