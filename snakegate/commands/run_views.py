@@ -3,6 +3,8 @@ filters) and one run's record (params, readable lists, where it came from).
 
 Pure functions from records (run.json as read by the run store) to lines; the commands in run_cmds.py
 read the run folders and print. Sensitive params are masked (snakegate.views.facts) before they get here.
+A plan's run lists as the plan with a line naming its steps, is found by any step's workflow, and shows its
+steps, edges, and params and outputs by step (snakegate.views.plan).
 """
 
 from __future__ import annotations

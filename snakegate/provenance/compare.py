@@ -4,7 +4,7 @@ Everything here works from the run folders alone (prov.json, invocation.json,
 run.json and the files); nothing is written. `verify()` re-hashes every file
 prov.json recorded and the workflow folder; `diff_runs()` lists parameter,
 output-hash and JSON-value differences, and for CSV/TSV outputs the rows and cells that changed
-(tablediff.py); `output_status()` says per declared
+(tablediff.py), two plans' runs step by step; `output_status()` says per declared
 output whether two runs made the same bytes; `changed_rules()` compares two
 DAGs (plain job dicts) by rule.
 """

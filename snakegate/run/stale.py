@@ -8,6 +8,10 @@ marks it `interrupted` with `interrupted_detected_at`, lists the jobs that had
 started and never finished, and rebuilds its PROV record from Snakemake's own
 job metadata and log, so every job that finished is in it.
 
+A plan's run is completed the same way from its steps' workflow copies (snakegate.run.plan_run; its steps
+in the plan's order, snakegate.plan.config): its sensitive values are every step's, its PROV record is
+rebuilt by snakegate.provenance.capture_plan (a sub-activity per step).
+
 Completing it also scrubs the run's sensitive values out of its logs and
 records and out of Snakemake's job metadata of its outputs (runrecords.RunSecrets),
 as the run's own end would have: a job killed mid-way may have printed one.

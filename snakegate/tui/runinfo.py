@@ -7,7 +7,9 @@ thread (reading prov.json of a big run takes a moment). Sensitive params are
 masked through the workflow's contract before they leave this module; a run
 whose workflow is gone from the registry has every param masked. A damaged
 record (not a regular file, too big, not JSON, a field of the wrong kind) is
-listed as `unreadable` with the reason, never read unbounded.
+listed as `unreadable` with the reason, never read unbounded. A plan's run is read
+as a plan (snakegate.views.plan): its steps, edges, and params as `step.param` by
+each step's contract.
 """
 
 from __future__ import annotations

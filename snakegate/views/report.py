@@ -9,6 +9,11 @@ is escaped. The page loads nothing: images are data URIs and a Content-Security-
 other source. No wall-clock time is written into the page: the same run gives the same bytes.
 `write()` never replaces a file that is not a report of the same run unless asked to.
 
+A plan's run (snakegate.views.plan) is one page for the plan: its label, its invocation id and the edges
+between its steps, then a section per step with that step's params (by its own contract), its outputs and its
+jobs in the timeline (offsets from the plan's first job); the pins name no single workflow's hash (each step's
+is in its section).
+
 The page keeps to a budget whatever the run wrote: an image is embedded only up to IMAGE_BYTES, and all
 images together up to IMAGES_BYTES; at most PREVIEWS outputs get a preview; a text output is read only
 for its first TEXT_PREVIEW_BYTES (tables and JSON are bounded in views.facts). What is left out is listed

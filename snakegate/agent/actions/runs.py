@@ -7,6 +7,8 @@ tail of its log; the key numbers of JSON outputs; any diagnostics.json the
 workflow wrote (snakegate.views.facts holds those facts, one definition for the CLI,
 the report and these actions). `fork_run` returns a `Proposal` for a new draft (the researcher
 still approves it; running it re-executes only what the change affects).
+A plan's run is read as a plan (snakegate.views.plan): its label, its steps in order,
+the edges between them, params by step, each by its own contract.
 Nothing here runs, writes or deletes anything, and a run outside the runs
 folder is never read.
 """

@@ -14,13 +14,16 @@ so the paths in the run's PROV record name the crate's files directly. It holds:
   outputs), one CreateAction per job (instrument the rule's tool), a ControlAction per
   job (instrument the step) and an OrganizeAction for Snakemake itself, every action
   mentioned from the root and carrying the person as agent; a fork also carries the
-  parent run's jobs whose outputs it copied instead of running them again;
+  parent run's jobs whose outputs it copied instead of running them again; the workflow's
+  parts (hasPart) are the tools a job action ran (a tool must be an action's instrument),
+  its HowToSteps every rule;
 - every file with its encodingFormat, size and sha256; the run folder's records
   (config.yaml, invocation.json, run.json, prov.*) and logs.
 
 Jobs, their files and times come from prov.json (from_prov.py), so the crate is built
 from the run's records alone; the core passes the manifest and schema in as dicts.
-`validate()` runs roc-validator as a separate command, offline (validate.py).
+`validate()` runs roc-validator as a separate command, offline (validate.py). A plan's run
+is exported by plan_crate.py on the same parts (`write_crate`, the actions, the records).
 """
 
 from __future__ import annotations
