@@ -155,7 +155,8 @@ def verify(run_dir: Path, registry_root: Path) -> VerifyResult:
 
 # ---- outputs of two runs -------------------------------------------------------------------------
 def declared_outputs(run_dir: Path, manifest_outputs: dict | None = None) -> dict[str, dict]:
-    """Declared output name -> {path (run-relative), sha256 or None}, hashed from the files as they are now."""
+    """Declared output name -> {path (run-relative), sha256 or None}, hashed from the files as they are now (a
+    regular file inside the run folder only)."""
     run_dir = Path(run_dir)
     outputs: dict[str, str] = {}
     if manifest_outputs:
@@ -168,9 +169,12 @@ def declared_outputs(run_dir: Path, manifest_outputs: dict | None = None) -> dic
             prefix = prefix or (parts.index(run_dir.name) + 1 if run_dir.name in parts else 0)
             outputs[rec["name"]] = Path(*parts[prefix:]).as_posix()
     out = {}
+    inside = run_dir.resolve()
     for name, rel in outputs.items():
         path = run_dir / rel
-        out[name] = {"path": rel, "sha256": _sha256(path) if path.is_file() else None}
+        # a record edited to name a file outside its run folder (`../../etc/passwd`) names nothing to hash
+        mine = inside in path.resolve().parents
+        out[name] = {"path": rel, "sha256": _sha256(path) if mine and path.is_file() else None}
     return out
 
 
