@@ -47,7 +47,8 @@ def register(sub, epilog: str) -> None:
     p = sub.add_parser("runs", help="list runs (newest last)", epilog=epilog,
                        description="List the runs of the registry by start time, newest last, every kind "
                                    "(snakegate run, chat, plain snakemake, forks, reruns).")
-    p.add_argument("--workflow", metavar="ID", help="only runs of this workflow")
+    p.add_argument("--workflow", metavar="ID", help="only runs of this workflow (a plan's run: one of its steps "
+                                                    "runs it)")
     p.add_argument("--status", metavar="STATUS", help="only runs with this status: " + ", ".join(RUN_STATUSES))
     p.add_argument("--since", metavar="WHEN", help="only runs started since WHEN: a UTC date or time "
                    "(2026-11-24, 2026-11-24T14:00) or an age (90m, 12h, 7d, 2w)")
@@ -182,6 +183,7 @@ def cmd_runs(ctx) -> int:
     from snakegate.commands import run_views
     from snakegate.contract.dialect import did_you_mean
     from snakegate.provenance import runstore
+    from snakegate.views.plan import is_plan_record, read as read_plan
 
     args = ctx.args
     if args.status and args.status not in RUN_STATUSES:
@@ -195,7 +197,10 @@ def cmd_runs(ctx) -> int:
     for folder, r, note in _records(ctx):
         row = {"run_id": r.get("run_id") or folder.name, "workflow": r.get("workflow"), "status": r.get("status"),
                "started": r.get("started"), "duration_s": r.get("duration_s", runstore.duration_s(r)),
-               "invocation_id": r.get("invocation_id")}
+               "invocation_id": r.get("invocation_id"), "kind": "workflow"}
+        if is_plan_record(r):
+            plan = read_plan(folder, record=r, contracts=False)  # names and workflows: no contract is read
+            row.update(kind="plan", plan=plan.label, steps=[s.as_json() for s in plan.steps])
         if note:
             row["note"] = note
         if not row["started"]:  # no start recorded (an unreadable record): the folder's time places it
@@ -212,7 +217,8 @@ def cmd_runs(ctx) -> int:
         print(f"no runs yet in {ctx.settings.runs_dir}")
         return ExitCode.OK
     if not shown:
-        known = sorted({str(r.get("workflow")) for r in rows if r.get("workflow")})
+        known = sorted({str(r.get("workflow")) for r in rows if r.get("workflow")}
+                       | {str(s["workflow"]) for r in rows for s in r.get("steps") or [] if s.get("workflow")})
         hint = f" (runs exist of: {', '.join(known)})" if args.workflow and args.workflow not in known else ""
         print(f"no run matches the filters among the {len(rows)} runs in {ctx.settings.runs_dir}{hint}")
         return ExitCode.OK
@@ -241,6 +247,7 @@ def cmd_show_run(ctx) -> int:
     from snakegate.run import stale
     from snakegate.commands.run_views import show_run_lines
     from snakegate.provenance import compare, runstore
+    from snakegate.views.plan import read as read_plan
 
     run_dir = find_run_or_fail(ctx, ctx.args.run)
     record, problem = runstore.load_run(run_dir)
@@ -253,17 +260,21 @@ def cmd_show_run(ctx) -> int:
     if ctx.args.json:
         print(json.dumps({**record, **({"note": note} if note else {})}, indent=2, sort_keys=True))
         return ExitCode.OK
-    wf = facts.workflow_of(ctx.registry, run_dir)
-    schema = wf.schema if wf is not None else None
-    invocation = runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}
-    shown = facts.masked_params(schema, invocation.get("params") or {})
-    params = [(name, facts.value_text(value)) for name, value in shown.items()]
+    plan = read_plan(run_dir, ctx.registry, record)
+    if plan is not None:  # each step's params by its own contract (views.plan)
+        schema, params = plan.scope()[0], []
+    else:
+        wf = facts.workflow_of(ctx.registry, run_dir)
+        schema = wf.schema if wf is not None else None
+        invocation = runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}
+        shown = facts.masked_params(schema, invocation.get("params") or {})
+        params = [(name, facts.value_text(value)) for name, value in shown.items()]
     try:
         prov = compare.load_prov(run_dir)
     except compare.ProvMissing:
         prov = {}
-    scrub = facts.Scrubber(run_dir, schema)
+    scrub = facts.Scrubber(run_dir, schema, plan)
     origin = facts.origin_of(record, run_dir, prov)
-    lines = show_run_lines(record, origin, params, facts.parent_of(record, schema), run_dir, note)
+    lines = show_run_lines(record, origin, params, facts.parent_of(record, schema), run_dir, note, plan=plan)
     print("\n".join(scrub(lines)))
     return ExitCode.OK

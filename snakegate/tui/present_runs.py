@@ -129,7 +129,11 @@ def result_summary(status: str, run_id: str, record: dict, explained: dict, run_
 def history_row(record: dict) -> tuple[str, str, str, str, str]:
     """(run id, workflow, status, duration, when) for one line of the history table."""
     status = str(record.get("status") or "unknown")
-    return (str(record.get("run_id")), str(record.get("workflow") or "–"),
+    workflow = str(record.get("workflow") or "–")
+    plan = record.get("plan") if isinstance(record.get("plan"), dict) else None
+    if plan is not None and isinstance(plan.get("steps"), dict):  # a plan's run: how many steps it has
+        workflow += f" ({len(plan['steps'])} steps)"
+    return (str(record.get("run_id")), workflow,
             f"{STATUS_MARK.get(status, '·')} {status}", duration_text(record.get("duration_s")),
             when_text(record.get("started")))
 
@@ -137,6 +141,9 @@ def history_row(record: dict) -> tuple[str, str, str, str, str]:
 def matches(record: dict, text: str) -> bool:
     """The history filter: every word must appear in the run's id, workflow, status or start time."""
     hay = " ".join(str(record.get(k) or "") for k in ("run_id", "workflow", "status", "started")).lower()
+    plan = record.get("plan") if isinstance(record.get("plan"), dict) else {}
+    if isinstance(plan.get("steps"), dict):  # a plan's run is found by its steps' workflows too
+        hay += " " + " ".join(str(w) for w in plan["steps"].values()).lower()
     return all(word in hay for word in text.lower().split())
 
 
@@ -148,6 +155,9 @@ def detail_lines(facts) -> list[str]:
              f"started {when_text(r.get('started'))}",
              f"workflow: {r.get('workflow') or '–'} {r.get('version') or ''}".rstrip(),
              f"invocation: {r.get('invocation_id') or '–'}"]
+    if facts.steps:  # a plan's run: its steps and what they take from each other
+        lines += ["", "Steps"] + [f"  {name}: {label}" for name, label in facts.steps]
+        lines += ["", "Edges"] + ([f"  {e}" for e in facts.edges] or ["  (no step takes another's output)"])
     if r.get("parent_run"):
         changes = ", ".join(f"{k}={_shown(v)}" for k, v in (r.get("fork_changes") or {}).items())
         lines.append(f"fork of: {r['parent_run']}" + (f" ({changes})" if changes else ""))

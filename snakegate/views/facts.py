@@ -265,21 +265,41 @@ def value_text(value: Any, nested: bool = False) -> str:
     return str(value)
 
 
+def plan_config_params(run_dir: Path) -> dict[str, dict]:
+    """{step: params} of runs/<id>/config.yaml, what Snakemake got (plain sensitive values, absolute input
+    paths): only to find the values to scrub from free text. {} when it cannot be read."""
+    try:
+        from ruamel.yaml import YAML
+        text = runstore.read_record(Path(run_dir) / runstore.CONFIG_YAML).decode("utf-8")  # bounded, regular only
+        data = YAML(typ="safe", pure=True).load(text)
+    except Exception:  # noqa: BLE001 - unreadable or missing: invocation.json's keyed hashes are all there is
+        return {}
+    steps = data.get("steps") if isinstance(data, dict) else None
+    return {str(n): s["params"] for n, s in (steps or {}).items()
+            if isinstance(s, dict) and isinstance(s.get("params"), dict)} if isinstance(steps, dict) else {}
+
+
 class Scrubber:
     """Replaces a run's sensitive values in free text (errors, log lines) by MASK.
 
     Built from the run's config.yaml (the one file with the plain values) and its contract; it keeps the
     values in memory only."""
 
-    def __init__(self, run_dir: Path, schema: dict | None):
+    def __init__(self, run_dir: Path, schema: dict | None, plan=None):
+        """`plan` (views.plan.PlanView): a plan's run, whose values sit under each step, by each step's contract."""
         from snakegate.provenance.capture import run_config_params
-        params = run_config_params(run_dir) or {}
-        invocation = runstore.read_json(Path(run_dir) / runstore.INVOCATION_JSON).get("invocation") or {}
+        if plan is not None:
+            schema, recorded = plan.scope()
+            params = plan_config_params(run_dir)
+        else:
+            params = run_config_params(run_dir) or {}
+            recorded = (runstore.read_json(Path(run_dir) / runstore.INVOCATION_JSON).get("invocation") or {}) \
+                .get("params") or {}
         if schema is None:  # unknown contract: every param value counts as sensitive
             values = list(params.values())
         else:
             values = [*secrets.sensitive_values(schema, params).values(),
-                      *secrets.sensitive_values(schema, invocation.get("params") or {}).values()]
+                      *secrets.sensitive_values(schema, recorded).values()]
         self.secrets = secrets.secret_strings(values)
 
     def __call__(self, value: Any) -> Any:

@@ -7,6 +7,8 @@ tail of its log; the key numbers of JSON outputs; any diagnostics.json the
 workflow wrote (snakegate.views.facts holds those facts, one definition for the CLI,
 the report and these actions). `fork_run` returns a `Proposal` for a new draft (the researcher
 still approves it; running it re-executes only what the change affects).
+A plan's run is read as a plan (snakegate.views.plan): its label, its steps in order,
+the edges between them, params by step, each by its own contract.
 Nothing here runs, writes or deletes anything, and a run outside the runs
 folder is never read.
 """
@@ -25,6 +27,7 @@ from snakegate.errors import UserError
 from snakegate.run.fork import ForkRefused, parent_invocation, plan_fork
 from snakegate.provenance import compare, runstore
 from snakegate.views.facts import cut_line, diagnostics, failure_facts, key_numbers
+from snakegate.views.plan import is_plan_record, read as read_plan
 
 VALUE_CHANGES = 20        # JSON value changes shown per output in compare_runs
 
@@ -73,18 +76,29 @@ def _schema_of(ctx: ActionContext, wf_id: str | None) -> dict | None:
 
 
 def _learn_secrets(ctx: ActionContext, run_dir: Path) -> None:
-    """A run's sensitive values (config.yaml holds them for Snakemake) must be scrubbed from what we show."""
+    """A run's sensitive values (config.yaml holds them for Snakemake) must be scrubbed from what we show; a
+    plan's, every step's by its own contract."""
     try:
         inv = parent_invocation(run_dir)
     except UserError:
         return
-    schema = _schema_of(ctx, inv.get("workflow"))
-    params = inv.get("params") or {}
+    plan = read_plan(run_dir, ctx.registry)
+    if plan is not None:
+        schema = plan.scope()[0]
+        params = {n: (s or {}).get("params") or {} for n, s in (inv.get("steps") or {}).items()
+                  if isinstance(s, dict)}
+    else:
+        schema = _schema_of(ctx, inv.get("workflow"))
+        params = inv.get("params") or {}
     values = sensitive_values(schema, params).values() if schema else params.values()  # unknown: every value
     ctx.known_secrets.update(secret_strings(values))
 
 
 def _shown_params(ctx: ActionContext, run_dir: Path) -> dict:
+    plan = read_plan(run_dir, ctx.registry)
+    if plan is not None:  # {step: params}, each by its own contract; an input from another step as {from, output}
+        return {s.name: redact_params(s.schema, s.params) if s.schema is not None
+                else {k: PLACEHOLDER for k in s.params} for s in plan.steps}
     try:
         inv = parent_invocation(run_dir)
     except UserError:
@@ -99,7 +113,21 @@ def _summary(record: dict) -> dict:
            "started": record.get("started"), "duration_s": record.get("duration_s")}
     if record.get("unreadable"):  # a damaged record: listed with the reason, never read further
         out["unreadable"] = record["unreadable"]
+    if is_plan_record(record):  # a plan's run: its label and its steps' workflows
+        plan = record["plan"] if isinstance(record.get("plan"), dict) else {}
+        out.update(kind="plan", plan=plan.get("label"),
+                   steps=plan.get("steps") if isinstance(plan.get("steps"), dict) else {})
     return out
+
+
+def _plan_facts(ctx: ActionContext, run_dir: Path, record: dict) -> dict:
+    """A plan's run: {kind, plan (its label), steps: [{name, workflow, version}] in the plan's order, edges:
+    ['bench.dataset ← clean.cleaned']}; {} for one workflow's run."""
+    plan = read_plan(run_dir, ctx.registry, record, contracts=False)
+    if plan is None:
+        return {}
+    return {"kind": "plan", "plan": plan.label, "steps": [s.as_json() for s in plan.steps],
+            "edges": [e.text for e in plan.edges]}
 
 
 def _record(run_dir: Path) -> dict:
@@ -114,8 +142,9 @@ def _record(run_dir: Path) -> dict:
 # ---- the actions ---------------------------------------------------------------------------------
 def list_runs(ctx: ActionContext, args: ListRunsArgs):
     records = runstore.list_runs(ctx.settings.runs_dir)
-    if args.workflow:
-        records = [r for r in records if r.get("workflow") == args.workflow]
+    if args.workflow:  # a plan's run ran the workflows of its steps
+        records = [r for r in records if r.get("workflow") == args.workflow
+                   or args.workflow in (_summary(r).get("steps") or {}).values()]
     if args.status:
         records = [r for r in records if r.get("status") == args.status]
     records.sort(key=lambda r: (r.get("started") or "", r.get("run_id") or ""), reverse=True)
@@ -136,6 +165,7 @@ def run_status(ctx: ActionContext, args: RunArgs):
                     for o in record.get("outputs") or []]}
     if record.get("parent_run"):
         out["fork_of"] = record["parent_run"]
+    out.update(_plan_facts(ctx, run_dir, record))
     if record.get("status") not in ("succeeded", "running"):
         # `failure`, as explain_run names it: a result's `error` key is a refusal of the call itself
         failure = record.get("failure") if isinstance(record.get("failure"), dict) else {}
@@ -151,6 +181,7 @@ def explain_run(ctx: ActionContext, args: RunArgs):
     status = record.get("status", "unknown")
     out: dict[str, Any] = {"run_id": run_dir.name, "workflow": record.get("workflow"), "status": status,
                            "duration_s": record.get("duration_s")}
+    out.update(_plan_facts(ctx, run_dir, record))
     if status == "failed":
         out["failure"] = failure_facts(record, run_dir, ctx.settings.registry_root)
     elif status == "cancelled":
@@ -173,11 +204,14 @@ def compare_runs(ctx: ActionContext, args: CompareRunsArgs):
     run_a, run_b = _run_dir(ctx, args.a), _run_dir(ctx, args.b)
     wfs = [ctx.registry.get(runstore.read_run(r).get("workflow") or "") for r in (run_a, run_b)]
 
-    def redactor(wf):
+    def redactor(run_dir, wf):
+        plan = read_plan(run_dir, ctx.registry)
+        if plan is not None:  # {step: params}, each step by its own contract (none: every value hidden)
+            return lambda p: redact_params(plan.scope()[0], p)
         return (lambda p: redact_params(wf.schema, p)) if wf else (lambda p: {k: PLACEHOLDER for k in p})
 
     outputs = tuple({n: o.model_dump() for n, o in wf.manifest.outputs.items()} if wf else None for wf in wfs)
-    diff = compare.diff_runs(run_a, run_b, outputs, redact=(redactor(wfs[0]), redactor(wfs[1])))
+    diff = compare.diff_runs(run_a, run_b, outputs, redact=(redactor(run_a, wfs[0]), redactor(run_b, wfs[1])))
     for entry in diff.get("outputs") or []:
         values = entry.get("values")
         if values and len(values) > VALUE_CHANGES:
