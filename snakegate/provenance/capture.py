@@ -125,9 +125,8 @@ class _Builder:
         source = self.root / "workflows" / str(self.manifest.get("id") or "")
         return source if source.is_dir() and workflow_hash(source) == content_hash else None
 
-    def workflow(self) -> str:
-        content_hash = workflow_hash(self.workflow_folder)
-        git = gitinfo.git_state(self.root, self._git_folder(content_hash))
+    def _registry_entity(self, git) -> str:
+        """The registry snapshot a run's workflow came from: its git commit, or why there is none."""
         if git.available and git.commit:
             registry_id = f"registry:{git.commit}"
             registry_attrs = {"prov:type": Q("sg:RegistrySnapshot"), "sg:gitCommit": git.commit,
@@ -136,6 +135,12 @@ class _Builder:
             registry_id = "registry:no-git"
             registry_attrs = {"prov:type": Q("sg:RegistrySnapshot"), "sg:git": git.reason or "no git"}
         self.doc.entity(registry_id, registry_attrs)
+        return registry_id
+
+    def workflow(self) -> str:
+        content_hash = workflow_hash(self.workflow_folder)
+        git = gitinfo.git_state(self.root, self._git_folder(content_hash))
+        registry_id = self._registry_entity(git)
         wf_id = self.manifest.get("id") or self.workflow_folder.name
         _, shown = self.files.shown(str(self.workflow_folder))
         ident = f"wf:{local(wf_id)}/{content_hash}"
