@@ -21,7 +21,9 @@ from snakegate.agent.backend import Reply
 from snakegate.agent.guided.parse import (
     KEEP_DEFAULT, Unclear, check, column_from_request, fmt, param_of, request_values, typed, unquote,
 )
-from snakegate.agent.guided.text import APPROVE, error_text, files_of_type, from_request, question, summary
+from snakegate.agent.guided.text import (
+    APPROVE, error_text, files_of_type, from_request, question, summary, value_text,
+)
 from snakegate.agent.redact import PLACEHOLDER
 
 MAX_CHOICES = 30   # longer file or column lists are cut; the researcher can still type any name
@@ -40,7 +42,15 @@ class Filling:
         st.pending = self._order()
         st.mode = "ask"
         st.notes.append(summary(result, len(params)))
-        found = request_values(ctx.get("text", ""), params) if ctx.get("text") else {}
+        self._take_request_values(ctx.get("text") or "")
+        return self._next()
+
+    def _take_request_values(self, text: str) -> None:
+        """Use the values the request already names (a path is first proven by inspect_data)."""
+        st = self._state
+        params = st.workflow.get("params") or []
+        found = request_values(text, params) if text else {}
+        found = {k: v for k, v in found.items() if k not in st.params}  # never over a value already set
         for name, value in found.items():
             p = self._param(name)
             if p.get("artifact") and isinstance(value, str) and not value.startswith("builtin:"):
@@ -55,8 +65,7 @@ class Filling:
             self._advance(name)
         if found:
             st.notes.append(from_request(found, {p["name"] for p in params if p.get("sensitive")}))
-        st.request_text = ctx.get("text") or ""
-        return self._next()
+        st.request_text = text
 
     def _param(self, name: str) -> dict:
         return next(p for p in self._state.workflow["params"] if p["name"] == name)
@@ -294,15 +303,7 @@ class Filling:
         if st.workflow is None:
             return "No workflow chosen yet. Describe what you want to do, or type `list`."
         lines = [f"`{st.workflow['id']}` parameters so far:"]
-        for name in self._order():
-            p = self._param(name)
-            if name in st.params:
-                shown = "set (sensitive)" if p.get("sensitive") else f"`{fmt(st.params[name])}`"
-            elif "default" in p:
-                shown = f"`{fmt(p['default'])}` (default)"
-            else:
-                shown = "not set" + (" (required)" if p.get("required") else "")
-            lines.append(f"- `{name}`: {shown}")
+        lines += [f"- `{name}`: {value_text(self._param(name), st.params)}" for name in self._order()]
         return "\n".join(lines) + self._reminder()
 
     # ---- validation ------------------------------------------------------------------------------
