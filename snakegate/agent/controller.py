@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 
 from snakegate.agent.actions import limits
 from snakegate.agent.actions.data import data_files
+from snakegate.agent.actions.plans import PLAN_ACTIONS
 from snakegate.agent.actions.registry import param_table
 from snakegate.agent.actions.platform import ActionContext, Outcome, call_action, conversation_secrets, error_result, result_json
 from snakegate.agent.approval import Approving
@@ -344,7 +345,9 @@ class Conversation(Approving):
             result = limits.too_many_calls(call.name, n + 1)
             outcome = Outcome(call.name, {}, result, False, f"{call.name}: not run ({result['error']['message']})")
         else:
-            key = call_key(call.name, call.arguments)
+            # a plan action answers for the plan as it is now: the same call on a changed plan is no repeat
+            key = call_key(call.name, {"arguments": call.arguments, "plan": self._ctx.plan}
+                           if call.name in PLAN_ACTIONS else call.arguments)
             if key in turn.calls:
                 note = (f"{call.name} was already called with these arguments in this turn (result: {turn.calls[key]})"
                         "; it was not run again. Use that result and take the next step, or ask the researcher.")

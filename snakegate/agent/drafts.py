@@ -27,12 +27,12 @@ DRAFT_MODE = 0o600  # owner only, from the first byte: a draft may hold x-sensit
 APPROVE_IN = {"chat": "Approve it in the chat", "mcp": "Confirm it when your MCP client asks"}
 
 
-def plan_lines(plan: PlanOutline) -> list[str]:
+def plan_lines(plan: PlanOutline, versions: bool = True) -> list[str]:
     """A plan's steps in run order with the edges between them, one short line each (readable at 80
     columns and in a narrow panel): `clean: tabular-profile 1.0.0`, then `  dataset ← clean.cleaned`."""
     lines = []
     for step in plan.steps:
-        lines.append(f"{step.name}: {step.workflow} {step.version}")
+        lines.append(f"{step.name}: {step.workflow}" + (f" {step.version}" if versions else ""))
         lines += [f"  {param} ← {source}.{output}" for param, source, output in step.takes]
     return lines
 

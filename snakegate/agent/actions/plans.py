@@ -38,6 +38,7 @@ from snakegate.registry import links
 
 REFERENCE = ('an input file that an earlier step makes is {"from": "<that step\'s name>", "output": "<its output '
              'name>"} (find_connections and describe_workflow name the outputs)')
+PLAN_ACTIONS = ("propose_plan", "add_step", "replace_step", "remove_step", "validate_plan")  # change or gate it
 SAFE_LABEL = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")  # a label this simple also names the draft file
 
 
@@ -212,12 +213,12 @@ def _question(path: str, step: str | None, field: str | None, workflow: str | No
     fix = f" ({hint[:1].lower() + hint[1:].rstrip('.')})" if hint else ""
     if path and message.startswith(f"`{path}` "):
         message = message[len(path) + 3:]
-    said = message[:1].upper() + message[1:].rstrip(".")
+    said = message.rstrip(".")
     if step and field:
         return f"Step `{step}` ({workflow or 'unknown workflow'}), `{field}`: {said}{fix}. What should `{field}` be?"
     if step:
         return f"Step `{step}` ({workflow or 'unknown workflow'}): {said}{fix}. How should this step change?"
-    return f"{said}{fix}. How should the plan change?"
+    return f"{said[:1].upper() + said[1:]}{fix}. How should the plan change?"
 
 
 def plan_errors(plan: dict, errors: list) -> list[dict]:

@@ -25,6 +25,7 @@ import re
 import uuid
 from urllib.parse import urlsplit
 
+from snakegate.agent.actions.plans import PLAN_ACTIONS
 from snakegate.agent.actions.platform import INVALID_JSON
 from snakegate.agent.backend import BackendError, Reply, ToolCall
 from snakegate.agent.backends.textcalls import parse_step, text_calls
@@ -127,10 +128,9 @@ def json_mode_messages(messages: list[dict], tools: list[dict]) -> list[dict]:
 
 
 FILLING = ("inspect_data", "validate_params")  # the steps that make sense once a workflow is described
-PLANNING = ("describe_workflow", "inspect_data", "find_connections", "propose_plan", "add_step", "replace_step",
-            "remove_step", "validate_plan")  # ... and once the turn is building a plan
-DRAFTING = ("validate_params", "fork_run", "propose_plan", "add_step", "replace_step", "remove_step",
-            "validate_plan")  # the actions whose passing answer is a draft
+BUILDING = ("find_connections", *PLAN_ACTIONS)  # calling one of these means the turn builds a plan
+PLANNING = ("describe_workflow", "inspect_data", *BUILDING)  # what a constrained step may do then
+DRAFTING = ("validate_params", "fork_run", *PLAN_ACTIONS)  # the actions whose passing answer is a draft
 
 
 def focused(tools: list[dict], messages: list[dict]) -> list[dict]:
@@ -144,7 +144,7 @@ def focused(tools: list[dict], messages: list[dict]) -> list[dict]:
     results = [(calls.get(m.get("tool_call_id")), m.get("content") or "") for m in turn if m.get("role") == "tool"]
     if any(name in DRAFTING and '"invocation_id"' in text and '"ok": true' in text for name, text in results):
         return []
-    if any(name in PLANNING[2:] for name, _ in results):
+    if any(name in BUILDING for name, _ in results):
         return [t for t in tools if t["function"]["name"] in PLANNING]
     if any(name == "describe_workflow" and '"params"' in text for name, text in results):
         return [t for t in tools if t["function"]["name"] in FILLING]

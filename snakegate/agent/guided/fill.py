@@ -45,19 +45,20 @@ class Filling:
         self._take_request_values(ctx.get("text") or "")
         return self._next()
 
-    def _take_request_values(self, text: str) -> None:
-        """Use the values the request already names (a path is first proven by inspect_data)."""
+    def _take_request_values(self, text: str, prove_paths: bool = True) -> None:
+        """Use the values the request already names (a path is first proven by inspect_data, unless
+        `prove_paths` is False: then the gate alone proves it)."""
         st = self._state
         params = st.workflow.get("params") or []
         found = request_values(text, params) if text else {}
         found = {k: v for k, v in found.items() if k not in st.params}  # never over a value already set
         for name, value in found.items():
             p = self._param(name)
-            if p.get("artifact") and isinstance(value, str) and not value.startswith("builtin:"):
+            if p.get("artifact") and isinstance(value, str) and not value.startswith("builtin:") and prove_paths:
                 st.checks.append((name, value))  # a path: inspect_data proves it is inside the data roots
                 continue
             try:
-                value = typed(p, value, []) if isinstance(value, str) else value
+                value = typed(p, value, []) if isinstance(value, str) and not p.get("artifact") else value
                 check(p, value, None)
             except Unclear:
                 continue  # not usable as given: the question will come

@@ -312,10 +312,12 @@ class Planning:
     def _plan_done(self) -> Reply:
         """`done`: every step keeps the defaults of what is still open; the plan goes to the gate."""
         st = self._state
-        for step in st.plan:
-            step["pending"] = []
-            if step["questions"] is None:
+        for i, step in enumerate(st.plan):
+            if step["questions"] is None:  # not reached yet: what its part of the request names still counts
+                self._load_step(i)
+                self._take_request_values(step["text"], prove_paths=False)
                 step["questions"] = []
+            step["pending"] = []
         st.pending, st.fix = [], None
         return self._submit()
 

@@ -135,7 +135,7 @@ def question(state: McpState, entry: DraftEntry, client: str) -> tuple[str, dict
               if entry.runs else "")
     # a plan: its steps and the edges between them first, then the exact config (which says them again)
     steps = "".join(f"  {line}\n" for line in plan_lines(d.plan)) if d.plan is not None else ""
-    message = (f"{client} asks snakegate to run {draft_title(d)} (invocation {d.invocation_id[:12]}…).\n"
+    message = (f"{client} asks snakegate to run {draft_title(d)}\n(invocation {d.invocation_id[:12]}…).\n"
                + (f"Its steps, in run order, and what each takes from another:\n{steps}" if steps else "")
                + f"Exactly this config will run ({where}):\n\n{scrub(d.config_text, state.secrets())}\n{repeat}"
                f"{_shell_warning(state, d)}"

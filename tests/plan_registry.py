@@ -1,7 +1,8 @@
 """A throw-away registry for the plan doors: tabular-profile and classifier-benchmark (from the checkout,
 without its test cases), the demo tables, and any extra workflows; optionally a git repository.
 
-Imported by the tests that build, gate and run plans through a door (chat, guided dialogue, MCP, TUI).
+Imported by the tests that build, gate and run plans through a door (chat, guided dialogue, MCP, TUI,
+init --plan); tests/ is on sys.path under pytest's default import mode.
 """
 
 from __future__ import annotations
