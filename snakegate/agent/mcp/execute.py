@@ -316,7 +316,7 @@ async def execute(state: McpState, ctx, params, call: Call) -> CallToolResult | 
     command = state.run_command(entry.draft)
     if not can_elicit(ctx.session):
         return _refuse(state, call, error_dict(
-            "needs_a_person", f"this MCP client cannot ask the person to confirm a run (it declared no form "
+            "needs_a_person", "this MCP client cannot ask the person to confirm a run (it declared no form "
                               "elicitation), so snakegate will not run it; nothing ran",
             f"tell the researcher to run it themselves from the registry root: {command}") | {"command": command})
     message, schema = question(state, entry, client_label(ctx.session))

@@ -117,15 +117,24 @@ def _sensitive_in(state: McpState, name: str, arguments: dict) -> tuple[list[tup
     return None
 
 
+def _safely_redacted(schema: dict, params) -> object:
+    try:
+        return redact_params(schema, params)
+    except Exception:  # noqa: BLE001 - a hostile shape: log nothing of it rather than a value that may be secret
+        return PLACEHOLDER
+
+
 def _redacted(key: str, arguments: dict, schemas: dict) -> dict:
+    """The arguments as the audit log keeps them: every sensitive value (every changed value of a fork) as
+    the placeholder."""
     if key == "changes":
         return {**arguments, key: {k: PLACEHOLDER for k in arguments[key]}}
     if key == "steps":
         return {**arguments, "steps": [
-            {**step, "params": redact_params(schemas[f"steps.{step.get('name')}.params"], step["params"])}
+            {**step, "params": _safely_redacted(schemas[f"steps.{step.get('name')}.params"], step["params"])}
             if isinstance(step, dict) and f"steps.{step.get('name')}.params" in schemas else step
             for step in arguments["steps"]]}
-    return {**arguments, key: redact_params(schemas["params"], arguments[key])}
+    return {**arguments, key: _safely_redacted(schemas["params"], arguments[key])}
 
 
 def sensitive_refusal(state: McpState, name: str, arguments: dict) -> tuple[dict, dict] | None:

@@ -243,3 +243,16 @@ def test_find_connections_answers_which_workflows_consume_an_output_and_produce_
     wrong = call_action(ctx, "find_connections", {"workflow": "tabular-profile", "output": "cleand"})
     assert not wrong.ok and wrong.result["error"]["code"] == "unknown_output"
     assert wrong.result["error"]["hint"] == "did you mean `cleaned`?"
+
+
+def test_describing_a_step_of_the_plan_keeps_its_draft_and_another_workflow_withdraws_it(chat):
+    convo, _ = chat([[call("propose_plan", plan(CLEAN, BENCH))], "Ready.",
+                     [call("describe_workflow", {"workflow": "classifier-benchmark"})], "It has these params.",
+                     [call("describe_workflow", {"workflow": "secret-note"})], "Something else now."])
+    drafted = next(e.draft for e in convo.send("clean then classify") if isinstance(e, DraftReady))
+    kept = convo.send("what else can the benchmark do?")
+    assert convo.draft is drafted and not [e for e in kept if type(e).__name__ == "DraftCleared"]
+    moved = convo.send("write a secret note instead")
+    assert convo.draft is None
+    assert [e.reason for e in moved if type(e).__name__ == "DraftCleared"] == [
+        "the conversation moved on to secret-note"]
