@@ -99,7 +99,8 @@ def test_a_label_that_is_no_plain_word_never_names_the_draft_file(chat, registry
     convo, _ = chat([[call("propose_plan", plan(CLEAN, label="../../outside"))], "Ready."])
     draft = next(e.draft for e in convo.send("clean it") if isinstance(e, DraftReady))
     assert draft.config_path.parent == registry / "drafts" and draft.config_path.name.startswith("plan-")
-    assert not (registry.parent / "outside").exists()
+    assert list(registry.parent.glob("outside*")) == []  # nothing written where the label points
+    assert "plan: ../../outside" in draft.config_path.read_text()  # the label itself is kept, as text
 
 
 # ---- refusals are questions naming step and field -----------------------------------------------
