@@ -91,7 +91,7 @@ def param_table(schema: dict) -> list[dict]:
 def output_entry(name: str, decl) -> dict:
     """One declared output as describe shows it: name, type, description, and what it declares it holds
     (`columns` as declared: a list, or how they follow from the params, worded in `columns_are`; `keys` of
-    a JSON file, as pointers without the leading "/"; `when` it exists)."""
+    a JSON file, as JSON pointers; `when` it exists)."""
     entry = {"name": name, "type": decl.type, "description": decl.description}
     if isinstance(decl.columns, list):
         entry["columns"] = list(decl.columns)
@@ -99,9 +99,7 @@ def output_entry(name: str, decl) -> dict:
         entry["columns"] = decl.columns.model_dump(exclude_defaults=True)
         entry["columns_are"] = columns_text(decl)
     if decl.keys is not None:
-        # JSON pointers without their leading "/" ("rows_in", "a/b"): a leading "/" reads as an absolute
-        # path, which the answer's path hiding would blank out
-        entry["keys"] = [k[1:] if k.startswith("/") else k for k in decl.keys]
+        entry["keys"] = list(decl.keys)
     if decl.when:
         entry["when"] = dict(decl.when)
     return entry

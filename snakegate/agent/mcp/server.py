@@ -48,7 +48,7 @@ from snakegate.agent.mcp.execute import execute
 from snakegate.agent.mcp.state import DraftEntry, McpState, client_info, error_dict, tool_result
 from snakegate.agent.mcp.tools import EXECUTE, mcp_actions, mcp_tools
 from snakegate.agent.prompt import relative, system_prompt
-from snakegate.agent.redact import PLACEHOLDER, redact_params, scrub, secret_strings, sensitive_values
+from snakegate.agent.redact import PLACEHOLDER, redact_params, secret_strings, sensitive_values
 from snakegate.contract.dialect import did_you_mean
 from snakegate.provenance import runstore
 from snakegate.registry.workflows import Registry
@@ -303,11 +303,7 @@ def build_server(state: McpState) -> Server:
             except MCPError:
                 call.refused("unknown_resource")
                 raise
-            # A resource is one of the registry's own files (or the table made from its contract), shown as the
-            # registry publishes it: known secrets scrubbed, but no path hiding, which would blank out the
-            # JSON pointers a manifest declares (`keys: [/rows_in, ...]`) as if they were absolute paths.
-            shown = scrub(text, state.secrets())
-            return ReadResourceResult(contents=[TextResourceContents(uri=uri, text=shown, mime_type=mime)])
+            return ReadResourceResult(contents=[TextResourceContents(uri=uri, text=state.shown(text), mime_type=mime)])
 
         return await audited(ctx, call, work)
 

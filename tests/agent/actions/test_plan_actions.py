@@ -221,11 +221,11 @@ def test_describe_shows_each_outputs_declared_type_columns_and_keys(ctx):
     assert outputs["cleaned"]["type"] == "csv-table"
     assert outputs["cleaned"]["columns"] == {"of": "dataset_file", "keep": "columns", "order": "keep"}
     assert outputs["cleaned"]["columns_are"].startswith("the columns of `dataset_file` (only those in `columns`")
-    assert outputs["profile"]["keys"] == ["rows_in", "rows_out", "column_order", "columns"]
+    assert outputs["profile"]["keys"] == ["/rows_in", "/rows_out", "/column_order", "/columns"]  # as declared
     assert "columns" not in outputs["plot"] and "keys" not in outputs["plot"]
     bench = {o["name"]: o for o in call_action(ctx, "describe_workflow", {"workflow": "classifier-benchmark"})
              .result["outputs"]}
-    assert "roc_auc" in bench["metrics"]["keys"]
+    assert "/roc_auc" in bench["metrics"]["keys"]
 
 
 def test_find_connections_answers_which_workflows_consume_an_output_and_produce_an_input(ctx):
