@@ -6,7 +6,7 @@ command is the approver), never by a model; it records the approval in the
 audit log and keeps the log's hash so the run names the exact transcript.
 `execute()` runs the draft through the runner, which gates it again, only with
 the approval `approve()` minted for exactly this draft, once; a fork draft
-re-runs only what its change affects. The run's origin names the requested
+re-runs only what its change affects, a plan draft runs whole as one plan run. The run's origin names the requested
 model, the model that answered, the backend, the approver and the transcript.
 """
 

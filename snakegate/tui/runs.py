@@ -42,8 +42,9 @@ class RunsMixin:
         """A draft passed the gate: it replaces whatever was on the panel; only it can be approved now."""
         self.shown_draft, self.withdrawn = draft, None
         schema = self.schema_of(draft.workflow)
-        self.panel.show_draft(draft, schema, self.settings.registry_root, present.fork_note(draft, schema))
-        self.transcript.mask(present.secrets_in(schema, draft.params))
+        self.panel.show_draft(draft, schema, self.settings.registry_root, present.fork_note(draft, schema),
+                              schema_of=self.schema_of)
+        self.transcript.mask(present.draft_secrets(draft, self.schema_of))
         self._refresh_approve()
 
     def draft_withdrawn(self, reason: str) -> None:

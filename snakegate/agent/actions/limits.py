@@ -1,7 +1,7 @@
 """Bounds on what a model can make snakegate do and see: caps, and paths shown without leaking the machine.
 
 Owns the caps (tool calls per model reply, bytes of one call's arguments,
-bytes of one action result, drafts written per turn) and `hide_paths`, which
+bytes of one action result, drafts written per turn, steps of a plan) and `hide_paths`, which
 rewrites every absolute path in a result: registry-relative when inside the
 registry, kept when inside a data root, otherwise replaced by a placeholder
 (so the home folder, the working directory, /proc or a symlink's target never
@@ -23,6 +23,7 @@ MAX_CALLS_PER_REPLY = 4          # a reply asking for more runs only the first o
 MAX_ARGUMENT_BYTES = 16 * 1024   # one call's JSON arguments; a run config is far smaller
 MAX_RESULT_BYTES = 32 * 1024     # one result sent back to the model
 MAX_DRAFTS_PER_TURN = 3          # validate_params (or fork_run) drafts written in one researcher turn
+MAX_PLAN_STEPS = 12              # steps of one plan a model may build (each is gated, so each costs a gate)
 OUTSIDE = "<outside the data roots>"
 
 # An absolute path (or ~/...) inside free text: not part of a URL (://), a word or a relative path.

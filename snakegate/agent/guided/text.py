@@ -31,6 +31,8 @@ HELP = (
     "- `done`: keep the defaults for the remaining parameters and validate\n"
     "- `restart`: start over\n"
     "- `runs`: earlier runs; `show RUN`: what happened in one; `fork RUN name=value`: a new draft from it\n"
+    "- several steps, one after another: *profile my table, then benchmark a classifier on the cleaned "
+    "result*; `then also …` adds a step, `set step.name=value` changes one, `remove step NAME` drops one\n"
     "- `help`: this message\n"
     "Otherwise describe what you want to do, or answer the current question "
     "(`default` keeps a parameter's default)."
@@ -184,3 +186,58 @@ def fork_text(result: dict) -> str:
     return (f"The gate accepts the fork of run `{result.get('fork_of')}`. The draft is written to "
             f"`{result.get('config_path')}` (invocation `{str(result.get('invocation_id', ''))[:12]}`); "
             f"running it re-runs only {', '.join(result.get('reruns_rules') or [])} and what follows.\n{APPROVE}")
+
+
+def value_text(p: dict, params: dict) -> str:
+    """How `show` gives one param's value so far: set, taken from another step, its default, or open."""
+    name = p["name"]
+    value = params.get(name)
+    if isinstance(value, dict) and "from" in value:
+        return f"← `{value['from']}.{value.get('output')}`"
+    if name in params:
+        return "set (sensitive)" if p.get("sensitive") else f"`{fmt(value)}`"
+    if "default" in p:
+        return f"`{fmt(p['default'])}` (default)"
+    return "not set" + (" (required)" if p.get("required") else "")
+
+
+# ---- plans ---------------------------------------------------------------------------------------
+def _edges(params: dict) -> list[str]:
+    return [f"`{name}` ← `{v['from']}.{v.get('output')}`" for name, v in params.items()
+            if isinstance(v, dict) and "from" in v]
+
+
+def plan_chain_text(steps: list[dict]) -> str:
+    """The chain the dialogue proposes, before its questions: each step, its workflow, what it takes."""
+    lines = [f"A plan of {len(steps)} steps, one after another:"]
+    for i, step in enumerate(steps, 1):
+        wf = step["workflow"]
+        edges = _edges(step["params"])
+        lines.append(f"{i}. `{step['name']}`: **{wf.get('title')}** (`{wf.get('id')}`)"
+                     + (", " + ", ".join(edges) if edges else ""))
+    lines.append("I'll ask each step for what it still needs; `done` keeps the defaults of the rest, `show` "
+                 "shows the plan so far.")
+    return "\n".join(lines)
+
+
+def plan_result_text(result: dict) -> str:
+    """A plan that passed the gate: where its draft is, and its steps with the edges between them."""
+    lines = [f"The gate accepts the plan. The draft is written to `{result.get('config_path')}` "
+             f"(invocation `{str(result.get('invocation_id', ''))[:12]}`). Steps, in run order:"]
+    for i, step in enumerate(result.get("steps") or [], 1):
+        edges = [f"`{t.get('param')}` ← `{t.get('from')}.{t.get('output')}`" for t in step.get("takes") or []]
+        lines.append(f"{i}. `{step.get('name')}`: {step.get('workflow')} {step.get('version')}"
+                     + (", " + ", ".join(edges) if edges else ""))
+    lines.append(f"{APPROVE} Or change a value with `set step.name=value` (I re-validate), add a step with "
+                 "`then also …`, or `remove step NAME`.")
+    return "\n".join(lines)
+
+
+def plan_show_text(steps: list[dict], current: int | None) -> str:
+    """The plan so far: every step's params, set, taken from another step, default or still open."""
+    lines = ["The plan so far:"]
+    for i, step in enumerate(steps):
+        wf = step["workflow"]
+        lines.append(f"Step {i + 1} `{step['name']}` ({wf.get('id')})" + (" (current)" if i == current else "") + ":")
+        lines += [f"- `{p['name']}`: {value_text(p, step['params'])}" for p in wf.get("params") or []]
+    return "\n".join(lines)

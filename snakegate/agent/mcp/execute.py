@@ -1,12 +1,12 @@
 """The MCP `execute` tool: a draft runs only after the person confirms its exact config through MCP elicitation.
 
 `execute(invocation_id)` accepts only an invocation id that validate_params
-(or fork_run) turned into a draft during this server run. Before asking, it
+(or fork_run, or a plan action) turned into a draft during this server run. Before asking, it
 re-reads the draft (refused when the file changed on disk) and gates it again
 (refused when the registry or an input changed, so the params no longer gate
 to that id). When the client declared no form elicitation it refuses and
 returns the one command the person can run themselves. Otherwise it shows the
-exact config and asks: through a standalone `elicitation/create` request on
+exact config (for a plan, first its steps and the edges between them) and asks: through a standalone `elicitation/create` request on
 handshake-era connections, through an `InputRequiredResult` on 2026-07-28
 ones (the question's digest, the invocation id and a one-time nonce ride the
 sealed `requestState`, so an answer counts only for the question that was
@@ -45,10 +45,13 @@ from snakegate.agent.actions.limits import MAX_ARGUMENT_BYTES, arguments_too_lar
 from snakegate.agent.mcp.audit import Call
 from snakegate.agent.mcp.state import DraftEntry, McpState, client_label, error_dict, tool_result
 from snakegate.agent.mcp.tools import EXECUTE, ExecuteArgs
+from snakegate.agent.drafts import draft_title, plan_lines
 from snakegate.agent.prompt import relative
 from snakegate.agent.redact import scrub
 from snakegate.errors import UserError
 from snakegate.gate.prove import gate
+from snakegate.plan.config import is_plan
+from snakegate.plan.prove import gate_plan
 from snakegate.provenance.origin import OriginError, origin_fields
 from snakegate.config.read import load_config_text
 
@@ -106,7 +109,10 @@ def check_current(state: McpState, entry: DraftEntry):
     invocation, error = load_config_text(text, where)
     if error is not None:
         return error_dict("stale_draft", f"the draft {where} cannot be read: {error.message}", again), None
-    result = gate(state.registry, invocation, state.settings, check_dag=False)
+    if is_plan(invocation):
+        result = gate_plan(state.registry, invocation, state.settings, check_dag=False)
+    else:
+        result = gate(state.registry, invocation, state.settings, check_dag=False)
     if result.ok:
         return None, invocation
     if any(e.code == "invocation_mismatch" for e in result.errors):
@@ -127,8 +133,11 @@ def question(state: McpState, entry: DraftEntry, client: str) -> tuple[str, dict
     where = relative(d.config_path, state.root)
     repeat = (f"\nThis draft already ran (run {', '.join(entry.runs)}); confirming runs it again as a new run.\n"
               if entry.runs else "")
-    message = (f"{client} asks snakegate to run {d.workflow} {d.version} (invocation {d.invocation_id[:12]}…).\n"
-               f"Exactly this config will run ({where}):\n\n{scrub(d.config_text, state.secrets())}\n{repeat}"
+    # a plan: its steps and the edges between them first, then the exact config (which says them again)
+    steps = "".join(f"  {line}\n" for line in plan_lines(d.plan)) if d.plan is not None else ""
+    message = (f"{client} asks snakegate to run {draft_title(d)}\n(invocation {d.invocation_id[:12]}…).\n"
+               + (f"Its steps, in run order, and what each takes from another:\n{steps}" if steps else "")
+               + f"Exactly this config will run ({where}):\n\n{scrub(d.config_text, state.secrets())}\n{repeat}"
                f"{_shell_warning(state, d)}"
                "Tick \"Run this exact config now\" and accept to run it. Decline or cancel, and nothing runs.")
     schema = render_elicitation_schema(Confirm)
@@ -141,11 +150,16 @@ def _shell_warning(state: McpState, draft) -> str:
     character the shell interprets (the workflow is parsed, never run); empty when there is none."""
     from snakegate.check.shellquote import exposed_in_folder, unsafe_for_shell
 
-    wf = state.registry.get(draft.workflow)
-    exposed = exposed_in_folder(wf.folder, wf.schema) if wf is not None else frozenset()
-    return "".join(f"\nWarning: the value of `{name}` reaches a shell command unquoted: the shell would run what "
-                   "follows ; | & $ or ` in it as commands.\n"
-                   for name in sorted(exposed) if unsafe_for_shell(draft.params.get(name)))
+    steps = [(f"{s.name}.", s.workflow, s.params) for s in draft.plan.steps] if draft.plan is not None else \
+        [("", draft.workflow, draft.params)]
+    out = ""
+    for prefix, wf_id, params in steps:
+        wf = state.registry.get(wf_id)
+        exposed = exposed_in_folder(wf.folder, wf.schema) if wf is not None else frozenset()
+        out += "".join(f"\nWarning: the value of `{prefix}{name}` reaches a shell command unquoted: the shell would "
+                       "run what follows ; | & $ or ` in it as commands.\n"
+                       for name in sorted(exposed) if unsafe_for_shell(params.get(name)))
+    return out
 
 
 def _digest(message: str, schema: dict) -> str:
@@ -302,7 +316,7 @@ async def execute(state: McpState, ctx, params, call: Call) -> CallToolResult | 
     command = state.run_command(entry.draft)
     if not can_elicit(ctx.session):
         return _refuse(state, call, error_dict(
-            "needs_a_person", f"this MCP client cannot ask the person to confirm a run (it declared no form "
+            "needs_a_person", "this MCP client cannot ask the person to confirm a run (it declared no form "
                               "elicitation), so snakegate will not run it; nothing ran",
             f"tell the researcher to run it themselves from the registry root: {command}") | {"command": command})
     message, schema = question(state, entry, client_label(ctx.session))

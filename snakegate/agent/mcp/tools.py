@@ -21,13 +21,18 @@ from snakegate.agent.actions.platform import ACTIONS
 from snakegate.agent.actions.wire import tool_definition
 
 # Actions that only read: MCP clients may call them without asking the person.
-READ_ONLY = frozenset({"search_workflows", "describe_workflow", "inspect_data", "list_runs", "run_status",
-                       "explain_run", "compare_runs"})
+READ_ONLY = frozenset({"search_workflows", "describe_workflow", "inspect_data", "find_connections", "list_runs",
+                       "run_status", "explain_run", "compare_runs"})
+
+
+# Calling these twice does not do the same as once (a run; a step added or removed again is refused).
+NOT_IDEMPOTENT = frozenset({"execute", "add_step", "remove_step"})
 
 
 class ExecuteArgs(Args):
-    invocation_id: str = Field(description="The invocation_id that validate_params (or fork_run) returned for the "
-                                           "draft to run. The person is asked to confirm the exact config first.")
+    invocation_id: str = Field(description="The invocation_id that validate_params (or fork_run, or a plan action) "
+                                           "returned for the draft to run. The person is asked to confirm the exact "
+                                           "config first.")
 
 
 def _execute_outside_mcp(ctx: ActionContext, args: ExecuteArgs):
@@ -37,7 +42,7 @@ def _execute_outside_mcp(ctx: ActionContext, args: ExecuteArgs):
 
 EXECUTE = Action(
     "execute",
-    "Run a draft that passed validate_params (or fork_run), by its invocation_id. The server shows the person the "
+    "Run a draft that passed validate_params (or fork_run, or a plan action), by its invocation_id. The server shows the person the "
     "exact config and asks them to confirm; nothing runs if they decline or cancel, or if the draft or the registry "
     "changed since it was validated. Progress is reported while Snakemake runs; the result names the run, its "
     "status and outputs (explain_run tells more).",
@@ -50,9 +55,10 @@ def mcp_tool(action: Action) -> Tool:
     read_only = action.name in READ_ONLY
     hints = ToolAnnotations(read_only_hint=read_only, open_world_hint=False)
     if not read_only:
-        # validate_params/fork_run write a draft file and execute a run folder: additive, never destructive
-        hints = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=action.name != "execute",
-                                open_world_hint=False)
+        # validate_params/fork_run/plan actions write a draft file and execute a run folder: additive, never
+        # destructive
+        hints = ToolAnnotations(read_only_hint=False, destructive_hint=False,
+                                idempotent_hint=action.name not in NOT_IDEMPOTENT, open_world_hint=False)
     return Tool(name=fn["name"], description=fn["description"], input_schema=fn["parameters"], annotations=hints)
 
 
