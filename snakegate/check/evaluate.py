@@ -17,37 +17,27 @@ snakegate.contribute.testcases). Pure: facts in, findings out; nothing is read o
 
 from __future__ import annotations
 
-from snakegate.check.facts import Finding, WorkflowFacts, properties
+from snakegate.check.declarations import _Declaration
+from snakegate.check.facts import Finding, WorkflowFacts
 from snakegate.contract import artifacts
 from snakegate.contract.dialect import did_you_mean
-from snakegate.contract.outputs import param_schema, placeholders, pointer_problem, schema_types
+from snakegate.contract.outputs import placeholders, pointer_problem, schema_types
 
 CODE = "evaluate_invalid"
 UNPROVEN = "evaluate_unproven"
 FIX = "see `evaluate` in workflows/CONTRIBUTING.md"
 
 
-class _Check:
-    """One check under proof; `bad` collects its findings."""
+class _Check(_Declaration):
+    """One check under proof; `bad` collects its findings, `param` (declarations.py) finds a param's schema."""
 
     def __init__(self, f: WorkflowFacts, name: str):
-        self.f, self.name = f, name
-        self.found: list[Finding] = []
+        super().__init__(f, name, {})
 
-    def bad(self, field: str, problem: str, fix: str, severity: str = "error") -> None:
-        self.found.append(Finding(severity, self.f.id, CODE if severity == "error" else UNPROVEN,
+    def bad(self, field: str, problem: str, fix: str, severity: str = "error", code: str | None = None) -> None:
+        self.found.append(Finding(severity, self.f.id, code or (CODE if severity == "error" else UNPROVEN),
                                   f"evaluate.{self.name}.{field} {problem}", file=f"{self.f.rel}/workflow.yaml",
                                   hint=f"{fix} ({FIX})"))
-
-    def param(self, field: str, name: str) -> tuple[dict | None, bool]:
-        """The subschema of param `name`, or a finding when schema.json does not declare it."""
-        sub, through_list, missing = param_schema(self.f.schema, name)
-        if sub is None:
-            close = did_you_mean(missing, list(properties(self.f.schema)))
-            self.bad(field, f"names param `{name}`, which schema.json does not declare"
-                     + (f" (did you mean `{close}`?)" if close else ""),
-                     f"name a param of schema.json{f', e.g. `{close}`' if close else ''}")
-        return sub, through_list
 
 
 def _output(c: _Check, check: dict, outputs: dict) -> dict | None:

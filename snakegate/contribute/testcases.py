@@ -306,9 +306,10 @@ def _hold(decl, name: str, path: str, actual: Path, produced: bool, params: dict
 def judge_case(wf, case_dir: Path, workdir: Path, params: dict) -> list[OutputResult]:
     """The case's verdict from the outputs its run wrote, against test/<case>/verdict.yaml (or `pass` without
     it): one result, "as expected" or "not as expected" naming each check's status and value."""
-    path = f"test/{case_dir.name}/{VERDICT_FILE}"
-    if not wf.manifest.evaluate and not (case_dir / VERDICT_FILE).exists():
+    given = (case_dir / VERDICT_FILE).exists()
+    if not wf.manifest.evaluate and not given:
         return []
+    path = f"test/{case_dir.name}/{VERDICT_FILE}" if given else f"no test/{case_dir.name}/{VERDICT_FILE}: pass expected"
     expected, problem = read_expected_verdict(case_dir / VERDICT_FILE)
     if problem:
         return [OutputResult("verdict", path, "not as expected", problem)]
