@@ -2,7 +2,7 @@
 
 A check names a declared output of type json or a table type, with one path (no `{param}` pattern); a
 JSON pointer goes with a json output and `{column, aggregate}` with a table; the pointer is RFC 6901, each
-`{param}` placeholder in it names a param holding names (a string or a list of strings), and when the
+`{param}` placeholder in it names a param holding names (a string or a list of strings, not sensitive), and when the
 output declares `keys` the pointer is one of them or below one; a column is one the output declares when
 it declares a list of `columns` (or its `fixed`/`last` ones); a `{param}` threshold names a numeric,
 not sensitive param (its value is recorded in run.json and the PROV record); every advice param is a
@@ -94,7 +94,11 @@ def _pointer(c: _Check, pointer: str, output: str, decl: dict) -> None:
         return
     for param in dict.fromkeys(placeholders(pointer)):
         sub, through_list = c.param(f"value `{{{param}}}`", param)
-        if sub is not None and not _names_only(sub, through_list):
+        if sub is not None and sub.get("x-sensitive") is True:
+            c.bad("value", f"has `{{{param}}}`, but param `{param}` is x-sensitive: each item is recorded in run.json "
+                  "and the PROV record, where a sensitive value must never be", "put a param that is not sensitive in "
+                  "the pointer")
+        elif sub is not None and not _names_only(sub, through_list):
             c.bad("value", f"has `{{{param}}}`, but param `{param}` can hold more than names (its schema allows "
                   f"{', '.join(sorted(schema_types(sub))) or 'any value'})",
                   "put in the pointer only a param of type string or array of strings; the check holds for each item")

@@ -13,7 +13,8 @@ the value that ran), and each output from under the run folder, read only when i
 job recorded (runs/<id>/hashes/, snakegate.run.guard): a job killed half-way left no record, so its
 half-written file is never judged. A run that did not succeed does not judge an output that is still a
 fork's copy of its parent's (its own job may never have run). Those checks, like the checks of an output
-that is missing, are `unknown`.
+that is missing, are `unknown`. No x-sensitive value reaches a check (its threshold or pointer), so none reaches
+the record.
 
 Never raises: a verdict that cannot be computed is recorded `unknown` with the reason. Writes run.json only.
 """
@@ -62,7 +63,7 @@ def compute(run_dir: Path) -> dict:
             except pinning.PinError as exc:
                 return {"status": "unknown", "checks": [], "reason": f"step {name}: {exc}"}
             files = _files(run_dir, wf.manifest, folder, f"{name}.", parents_copies)
-            params = (step or {}).get("params") or {}
+            params = _without_secrets(wf.schema, (step or {}).get("params") or {})
             checks += verdict(wf.manifest, params, reader(files), prefix=f"{name}.")["checks"]
         return {"status": overall(checks), "checks": checks}
     try:
@@ -70,7 +71,26 @@ def compute(run_dir: Path) -> dict:
     except pinning.PinError as exc:
         return {"status": "unknown", "checks": [], "reason": str(exc)}
     files = _files(run_dir, wf.manifest, "", "", parents_copies)
-    return verdict(wf.manifest, invocation.get("params") or {}, reader(files))
+    return verdict(wf.manifest, _without_secrets(wf.schema, invocation.get("params") or {}), reader(files))
+
+
+def _without_secrets(schema: dict, params: dict) -> dict:
+    """The params less every x-sensitive value: a check can never copy one into the record (a threshold or a
+    pointer item naming one is unknown, "no value in this run")."""
+    import copy
+
+    from snakegate.provenance.secrets import sensitive_values
+
+    out = copy.deepcopy(params)
+    for parts in sorted(sensitive_values(schema, params), key=len, reverse=True):
+        target = out
+        for part in parts[:-1]:
+            target = target[part]
+        if isinstance(target, dict):
+            target.pop(parts[-1], None)
+        elif isinstance(target, list):
+            target[parts[-1]] = None
+    return out
 
 
 def _files(run_dir: Path, manifest, folder: str, prefix: str, parents_copies: set[str]) -> dict:

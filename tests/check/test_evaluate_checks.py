@@ -22,6 +22,7 @@ SCHEMA = {
         "seed": {"type": "integer", "default": 0, "description": "a seed"},
         "strategy": {"enum": ["a", "b"], "default": "a", "description": "how"},
         "token": {"type": "number", "x-sensitive": True, "default": 1, "description": "a secret number"},
+        "secret_names": {"type": "array", "items": {"type": "string"}, "x-sensitive": True, "description": "hidden"},
         "samples": {"type": "array", "description": "samples", "items": {
             "type": "object", "properties": {"name": {"type": "string"}, "depth": {"type": "number"}}}},
     },
@@ -111,6 +112,11 @@ def test_a_placeholder_must_name_a_param_that_holds_names():
                                "(did you mean `targets`?)")
     number = one(value="/targets/{r2_min}/r2")
     assert number.message.startswith("evaluate.c.value has `{r2_min}`, but param `r2_min` can hold more than names")
+
+
+def test_a_placeholder_naming_a_sensitive_param_is_refused_because_its_items_are_recorded():
+    found = one(value="/targets/{secret_names}/r2")
+    assert found.message.startswith("evaluate.c.value has `{secret_names}`, but param `secret_names` is x-sensitive")
 
 
 def test_a_placeholder_inside_a_declared_key_does_not_make_it_covered():

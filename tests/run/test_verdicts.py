@@ -8,6 +8,7 @@ proved by `snakegate verify` (the seal covers the verdict).
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -17,7 +18,8 @@ from run_faults import (
     PYTHON, alive, env_for, files_under, kill_group, processes_in, record_of, run_dirs, start_plain_snakemake,
     start_snakegate_run, wait_for,
 )
-from verdict_runs import checks_of, scored_config, scored_registry
+from registry_copies import IGNORE, REPO
+from verdict_runs import SCORED, checks_of, scored_config, scored_registry
 
 
 @pytest.fixture
@@ -142,3 +144,56 @@ def test_a_plan_run_names_each_steps_checks_after_its_step(registry, tmp_path):
                               "low.score", "low.summarized", "low.values_mean"]
     assert (checks["high.score"]["status"], checks["low.score"]["status"]) == ("pass", "fail")
     assert checks["low.score"]["output"] == "low.metrics" and checks["low.score"]["value"] == 0.1
+
+
+def test_a_pump_probe_run_with_a_contaminated_background_roi_fails_both_background_checks(registry, tmp_path):
+    shutil.copytree(REPO / "workflows" / "pump-probe", registry / "workflows" / "pump-probe", ignore=IGNORE)
+    shutil.copytree(REPO / "data" / "examples" / "pump-probe", registry / "data" / "examples" / "pump-probe")
+    config = tmp_path / "contaminated.yaml"
+    config.write_text((REPO / "workflows/pump-probe/examples/contaminated-background.yaml").read_text()
+                      + "  n_bootstrap: 100\n")
+    proc = sg(registry, "run", config)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run_dir = the_run(registry)
+    record = record_of(run_dir)
+    assert record["verdict"]["status"] == "fail"
+    diagnostics = json.loads((run_dir / "results" / "diagnostics.json").read_text())
+    assert diagnostics["verdict"] == "contaminated"  # the workflow's own word agrees
+    checks = checks_of(record)
+    assert (checks["background_uniform"]["status"], checks["background_uniform"]["value"]) == \
+        ("fail", diagnostics["background"]["ks_pvalue"])
+    assert (checks["background_mean_p"]["status"], checks["background_mean_p"]["value"]) == \
+        ("fail", diagnostics["background"]["z_score"])
+    assert checks["background_uniform"]["params"] == ["background_roi"]
+    assert "Move background_roi away from the signal" in checks["background_uniform"]["says"]
+
+
+def test_a_sensitive_param_never_reaches_a_verdict_even_in_a_workflow_no_check_proved(tmp_path):
+    schema = json.loads(SCORED["schema.json"])
+    schema["properties"]["floor"]["x-sensitive"] = True  # `snakegate check` refuses this; a run must not leak it
+    secret = dict(SCORED, **{"workflow.yaml": SCORED["workflow.yaml"].replace("id: scored", "id: scored-secret"),
+                            "schema.json": json.dumps(schema)})
+    registry = scored_registry(tmp_path / "registry", **{"scored-secret": secret})
+    config = tmp_path / "c.yaml"
+    config.write_text("workflow: scored-secret\nparams: {floor: 0.4321}\n")
+    proc = sg(registry, "run", config)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run_dir = the_run(registry)
+    score = checks_of(record_of(run_dir))["score"]
+    assert (score["status"], score["threshold"]) == ("unknown", None)
+    assert score["reason"] == "the threshold is param `floor`, which has no value in this run"
+    assert "0.4321" not in (run_dir / "run.json").read_text() + (run_dir / "prov.json").read_text()
+
+
+def test_a_fork_is_judged_on_its_own_outputs_and_the_ones_it_reused_from_its_parent(registry, tmp_path):
+    assert sg(registry, "run", scored_config(tmp_path / "c.yaml")).returncode == 0
+    parent = the_run(registry)
+    proc = sg(registry, "fork", parent.name, "--set", "score=0.2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    fork = next(r for r in run_dirs(registry) if r != parent)
+    record = record_of(fork)
+    assert "results/values.csv" in {r["path"] for r in record["reused"]}  # copied from the parent, not re-made
+    checks = checks_of(record)
+    assert (checks["score"]["status"], checks["score"]["value"]) == ("fail", 0.2)
+    assert (checks["values_mean"]["status"], checks["values_mean"]["value"]) == ("pass", 2.0)
+    assert checks_of(record_of(parent))["score"]["status"] == "pass"  # the parent's verdict stands
