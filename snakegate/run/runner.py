@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from snakegate.run import pinning, reuse, stage
+from snakegate.run import pinning, reuse, stage, verdict
 from snakegate.run.entry import explicit_config, invocation_record, missing_outputs, reuse_fields, strip_prefix, MODULE_PREFIX
 from snakegate.errors import ExitCode, UserError
 from snakegate.gate.prove import gate
@@ -458,6 +458,8 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, sta
         # stage is still `provenance`
         record = runstore.update_run(run_dir, exit_code=exit_code)
         if record.get("stage") != "finished" or not (run_dir / runstore.PROV_JSON).exists():
+            if "verdict" not in record:  # Snakemake stopped between the run's status and its verdict
+                verdict.record(run_dir)
             _record_provenance_after(wf, settings, run_dir, result, record["status"])
             runstore.update_run(run_dir, stage="finished")
         seal.seal_finished(run_dir, settings.registry_root)  # again: the exit code came after the handlers' seal
@@ -494,6 +496,7 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, sta
         fields["error"] = record.get("error") or runrecord.last_words(log_text)
     runrecord.drop_empty_stderr(run_dir)
     record = runstore.update_run(run_dir, **hidden.data(fields))
+    verdict.record(run_dir)
     _record_provenance_after(wf, settings, run_dir, result, status)
     runstore.update_run(run_dir, stage="finished")
     runstore.drop_reserve(run_dir)

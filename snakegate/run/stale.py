@@ -29,6 +29,7 @@ import os
 from pathlib import Path
 
 from snakegate.provenance import runstore, seal
+from snakegate.run import verdict
 from snakegate.registry.settings import Settings
 
 INTERRUPTED_ERROR = ("the run stopped without recording its end: no process held its run folder when this was "
@@ -54,6 +55,8 @@ def refresh(settings: Settings, run_dir: Path, record: dict) -> dict:
         if current.get("stage") == "provenance":  # the end was recorded, its PROV record never written
             workdir = Path(current.get("workdir") or settings.registry_root)
             _secrets_of(settings, run_dir, current).scrub_run(run_dir, workdir)
+            if "verdict" not in current:
+                verdict.record(run_dir)
             _rebuild_provenance(settings, run_dir, workdir, current, _log_of(run_dir, current),
                                 current.get("status") or "failed")
             done = runstore.update_run(run_dir, stage="finished")
@@ -109,6 +112,7 @@ def complete(settings: Settings, run_dir: Path, record: dict) -> dict:
                           else Path(o["path"]).is_file()} for o in record.get("outputs") or []]
     fields["duration_s"] = runstore.duration_s({"started": record.get("started"), "ended": ended})
     record = runstore.update_run(run_dir, **fields)
+    verdict.record(run_dir)  # what finished jobs made, judged before the PROV record and the seal
     _rebuild_provenance(settings, run_dir, workdir, record, log_path, "interrupted")
     runstore.update_run(run_dir, stage="finished")
     runstore.drop_reserve(run_dir)
