@@ -345,6 +345,19 @@ class _Builder:
                 if theirs is not None and self.files.by_path[str(parent_dir / rel)].sha256 == mine.sha256:
                     self.doc.relation("alternateOf", mine.ident, theirs)
 
+    def refinement(self) -> None:
+        """A run of an approved refinement: the approval as a prov:Plan the run used (its id, its sha256 and
+        which point of how many this run is); snakegate.refine keeps the approval itself."""
+        ref = self.record.get("refinement")
+        if not isinstance(ref, dict) or not isinstance(ref.get("id"), str):
+            return
+        ident = self.doc.entity(f"refinement:{local(ref['id'])}", {
+            "prov:type": Q("sg:RefinementApproval"), "prov:label": f"approved refinement {ref['id']}",
+            "sg:refinementId": ref["id"], "sg:approvalSha256": ref.get("approval_sha256")})
+        self.doc.used(self.run_ident, ident, role="sg:approval")
+        self.doc.activity(self.run_ident, None, None, {"sg:refinementPoint": ref.get("point"),
+                                                       "sg:refinementPoints": ref.get("points")})
+
     def seeded(self, jobs) -> None:
         """Files a fork copied from its parent run (the jobs that made them were not re-run)."""
         parent = self.record.get("parent_run")
@@ -484,6 +497,7 @@ class _Builder:
         self.seeded(jobs)
         self.lineage(config, inv)
         self.run_activity(jobs, failed_ident, planned)
+        self.refinement()
         self.verdict()
         return doc
 

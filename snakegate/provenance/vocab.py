@@ -35,6 +35,7 @@ NAMESPACES = {
     "agent": f"{ID}agent/",  # agent:snakemake, agent:person/<name>, agent:tool/<name>, ...
     "env": f"{ID}environment/",  # env:<sha256 of the facts>
     "builtin": f"{ID}builtin/",  # builtin:<dataset>/<distribution==version>
+    "refinement": f"{ID}refinement/",  # refinement:<refinement id>: an approved bounded refinement
 }
 
 

@@ -119,13 +119,14 @@ def _unique_run_dir(settings: Settings, invocation_id: str) -> tuple[str, Path]:
 def execute(registry: Registry, settings: Settings, invocation: dict, options: RunOptions,
             on_progress: Callable[[dict], None] | None = None, echo: Callable[[str], None] | None = None,
             extra_record: dict | None = None, cancel: threading.Event | None = None,
-            pinned_from: Path | None = None) -> RunOutcome:
+            pinned_from: Path | None = None, approved_invocation_id: str | None = None) -> RunOutcome:
     """Gate, then run. Raises GateRejected (a UserError) when the gate refuses; nothing is left then.
 
     Setting `cancel` (from another thread, e.g. the chat's cancel key) stops the run as SIGINT to the front
     end does: Snakemake is signalled, stops its jobs, and the run is recorded `cancelled`.
     `pinned_from`: a recorded run whose workflow copy the invocation is gated against and run with
-    (rerun, fork), whatever the registry holds now."""
+    (rerun, fork), whatever the registry holds now. `approved_invocation_id`: the invocation a person approved
+    ahead (a refinement's point); any other is refused here, before a run folder exists (NotApproved)."""
     if pinned_from is None and options.seed_from is not None:
         pinned_from = options.seed_from  # a fork runs its parent's code, whoever starts it (CLI, chat)
     if pinned_from is not None:
@@ -152,6 +153,9 @@ def execute(registry: Registry, settings: Settings, invocation: dict, options: R
     result = _gate(registry, invocation, settings, check_dag=False)
     if not result.ok:
         raise GateRejected(result)
+    if approved_invocation_id is not None and result.invocation_id != approved_invocation_id:
+        raise NotApproved(f"the gate proves invocation {result.invocation_id[:12]}, not the approved "
+                          f"{approved_invocation_id[:12]}; nothing was run")
     run_dir = None
     try:
         settings.runs_dir.mkdir(parents=True, exist_ok=True)
@@ -188,6 +192,13 @@ def execute(registry: Registry, settings: Settings, invocation: dict, options: R
         pinning.remove_tree(run_dir)  # no job ran: a refusal leaves nothing, as before a run
         raise GateRejected(refusal)
     return outcome
+
+
+class NotApproved(UserError):
+    """The gated invocation is not the one approved ahead: nothing runs."""
+
+    def __init__(self, message: str):
+        super().__init__(message, ExitCode.INVALID)
 
 
 class RecordUnwritable(UserError):
