@@ -44,7 +44,11 @@ def register(sub, epilog: str) -> None:
 
 def cmd_refine(ctx) -> int:
     from snakegate.commands.registry_cmds import print_gate_result
-    from snakegate.commands.run_cmds import ProgressPrinter, find_run_or_fail, options_from
+    from snakegate.commands.run_cmds import (
+        ProgressPrinter,
+        find_run_or_fail,
+        options_from,
+    )
     from snakegate.refine import loop
     from snakegate.refine.approval import ApprovalUnwritable
     from snakegate.refine.space import RefineRefused, parse_try, propose
@@ -142,8 +146,8 @@ def proposal_lines(proposal) -> list[str]:
     if proposal.core_hours is not None:
         budget += f" and {proposal.core_hours:g} core-hour(s) ({proposal.cores:g} core(s) per run)"
     lines = [f"refinement of run {proposal.parent.name} ({proposal.workflow}): {_rule_text(proposal)}",
-             f"  budget: {budget}; each run is a fork of the run before it; only {', '.join(proposal.names)} "
-             "change(s), to the values below, each point already gated",
+             (f"  budget: {budget}; each run is a fork of the run before it; only {', '.join(proposal.names)} "
+             "change(s), to the values below, each point already gated"),
              f"  {len(proposal.points)} point(s):"]
     for point in proposal.points:
         marker = "" if point.n <= proposal.budget_runs else "  (beyond the budget)"

@@ -52,7 +52,7 @@ class Record:
 def open_record(registry_root: Path, approval: dict, approved_by: str,
                 now: _dt.datetime | None = None) -> Record:
     """A new record for `approval`, written before any run starts. Raises ApprovalUnwritable."""
-    now = now or _dt.datetime.now(_dt.timezone.utc)
+    now = now or _dt.datetime.now(_dt.UTC)
     sha = sha256_of(approval)
     base = f"{now.strftime('%Y%m%dT%H%M%SZ')}-{sha[:8]}"
     where = folder(registry_root)

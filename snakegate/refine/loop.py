@@ -11,9 +11,10 @@ run and how the loop ended. Never asks anything: the caller has the approval.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from snakegate.errors import UserError
 from snakegate.refine import approval as approvals

@@ -19,7 +19,6 @@ import time
 
 import pytest
 import yaml
-
 from registry_copies import REPO, clean_env, make_registry, run_names, snakegate
 
 ON_THE_WING = [16, 24, 8, 24]      # the parent's ROI: contaminated (KS p ~ 1e-9)
