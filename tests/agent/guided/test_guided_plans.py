@@ -67,7 +67,7 @@ def test_a_chain_request_proposes_the_chain_asks_each_step_and_runs_the_gated_pl
     assert [name for name, _ in say.actions()][:4] == ["search_workflows", "describe_workflow", "search_workflows",
                                                         "describe_workflow"]
     assert "A plan of 2 steps" in text and "1. `profile`: **Tabular profile** (`tabular-profile`)" in text
-    assert "2. `benchmark`: **Binary classifier benchmark** (`classifier-benchmark`), `dataset` ← `profile.cleaned`" \
+    assert "2. `benchmark`: **Classifier benchmark** (`classifier-benchmark`), `dataset` ← `profile.cleaned`" \
         in text
     # the first missing param, naming its step
     assert "Step 1/2 `profile` (tabular-profile)\n**1/2 `dataset_file`**" in text and PENGUINS in text
@@ -108,7 +108,7 @@ def test_a_follow_up_then_also_adds_a_step_through_add_step(convo):
     say = Talk(convo)
     to_plan_draft(say)
     text = say("then also benchmark a random forest on it")
-    assert "3. `benchmark_2`: **Binary classifier benchmark** (`classifier-benchmark`), `dataset` ← " \
+    assert "3. `benchmark_2`: **Classifier benchmark** (`classifier-benchmark`), `dataset` ← " \
            "`profile.cleaned`" in text
     assert "From your request: `model` = `random_forest`." in text
     assert "Step 3/3 `benchmark_2` (classifier-benchmark)\n**1/1 `label_column`**" in text
