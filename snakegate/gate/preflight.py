@@ -15,7 +15,10 @@ of that file: its type, size and, by type,
   not exist yet), and the preflight must then let the run-time check speak;
 - an array archive: its arrays' shapes and dtypes (`arrays`), with the `values` of small 1-D numeric
   arrays (`snakegate.contract.array_values`: an axis such as the delays, never the data);
-- a VCF or GFF3: its sequence names (`contigs`, when the first 64 KiB prove the whole list).
+- a VCF or GFF3: its sequence names (`contigs`, when the first 64 KiB prove the whole list);
+- a FASTA: its sequences' names and lengths (`contigs`, `lengths`) and the first line samtools faidx
+  would refuse (`format_problem`), from one bounded pass (`snakegate.contract.sequence_facts`;
+  `facts_absent` says why they are None for a large genome).
 Both are deep-frozen (mappings are read-only, lists are tuples), so a preflight cannot change what the
 gate passes on. Each returned item becomes a gate error with code `preflight` at `params.<path>`.
 
@@ -40,7 +43,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from snakegate.contract import array_values, artifacts, table_profile
+from snakegate.contract import array_values, artifacts, sequence_facts, table_profile
 from snakegate import metaschemas
 from snakegate.contract.dialect import format_path, iter_nodes
 from snakegate.gate import sandbox
@@ -62,6 +65,8 @@ def artifact_view(path: Path, type_name: str) -> dict:
     contigs = artifacts.sequence_names(path, type_name)
     if contigs is not None:
         view["contigs"] = contigs
+    if type_name == "fasta":
+        view.update(sequence_facts.fasta_facts(path))
     return view
 
 
