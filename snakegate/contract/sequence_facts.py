@@ -9,6 +9,7 @@ streaming pass.
 - `format_problem`: a sentence naming the line, or None. As samtools faidx reads a FASTA: text before the
   first `>` header; within a sequence, a line of another length than the sequence's first line that is
   not its last (blank lines at a sequence's end are allowed, a blank line followed by more letters is not);
+  a last sequence without letters (an empty sequence before another header is left out of the index);
 - `facts_absent`: why the three are None (a file larger than FASTA_MAX_BYTES: a large genome is checked by
   the tools when the run indexes it), else None.
 
@@ -50,9 +51,14 @@ def fasta_facts(path: Path) -> dict:
                     problem = f"line {number} holds sequence text before the first `>` header"
                 continue
             if width is None:
-                if line:
+                if line and short_at is not None:
+                    problem = (f"sequence `{names[-1]}` starts with a blank line (line {short_at}) before its "
+                               "letters (samtools faidx refuses it)")
+                elif line:
                     width = len(line)
                     lengths[-1] += len(line)
+                else:
+                    short_at = short_at or number
                 continue
             if not line:
                 short_at = short_at or number
@@ -65,4 +71,6 @@ def fasta_facts(path: Path) -> dict:
             if len(line) < width:
                 short_at = number
             lengths[-1] += len(line)
+    if problem is None and names and not lengths[-1]:
+        problem = f"the last sequence, `{names[-1]}`, has no letters (samtools faidx refuses a file that ends so)"
     return {"contigs": names, "lengths": lengths, "format_problem": problem, "facts_absent": None}
