@@ -230,8 +230,11 @@ def call(kind: str, payload: dict, limits: Limits) -> dict:
     data. Raises SandboxError when it gave none (time, memory, a crash, a worker that could not start)."""
     nonce = secrets.token_hex(16)
     try:
+        # Non-finite floats may cross (a table's profile says a column holds inf; a delay axis may hold NaN):
+        # Python's JSON writes and reads them back as the same floats. Params never hold one: the gate's
+        # shape check refuses NaN and infinity before any request.
         request = json.dumps({"id": nonce, "kind": kind, "payload": payload, "limits": asdict(limits)},
-                             allow_nan=False).encode("utf-8") + b"\n"
+                             allow_nan=True).encode("utf-8") + b"\n"
     except (TypeError, ValueError) as exc:
         raise SandboxError("crashed", f"the values cannot be handed to the sandbox as plain data ({exc})") from None
     pool = _pool(kind)
