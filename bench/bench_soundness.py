@@ -30,36 +30,12 @@ sys.path.insert(0, str(REPO / "tests"))
 
 def measure(workflow: str, per_workflow: int, tries: int, seed: int, cores: int, scratch: Scratch,
             echo=print) -> dict:
-    from hypothesis import HealthCheck, Phase, given, settings, strategies as st
-    from hypothesis import seed as hypothesis_seed
-
-    from snakegate.registry.settings import load_settings
-    from snakegate.registry.workflows import Registry
-    from soundness_draws import SoundRegistry, draws, gate_draw, run_draw
+    from soundness_draws import SoundRegistry, accepted, run_draw
 
     reg = SoundRegistry.make(scratch.fresh(workflow), (workflow,))
-    registry, config_settings = Registry.load(reg.root), load_settings(reg.root)
-    tally, codes, outcomes, seen = collections.Counter(), collections.Counter(), [], set()
+    outcomes = []
 
-    @hypothesis_seed(seed)
-    @settings(max_examples=tries, deadline=None, database=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
-    @given(st.data())
-    def one(data):
-        drawn = data.draw(draws(workflow))  # drawn before deciding: hypothesis wants the same draws every run
-        if len(outcomes) >= per_workflow:
-            return
-        tally["drawn"] += 1
-        config, errors = gate_draw(reg, drawn, registry, config_settings)
-        if errors:
-            tally["refused"] += 1
-            codes.update({e.code for e in errors})
-            return
-        key = repr(config)
-        if key in seen:  # the same accepted config drawn twice runs once
-            tally["repeated"] += 1
-            return
-        seen.add(key)
+    def run(config):
         started = time.perf_counter()
         outcome = run_draw(reg, config, cores=cores)
         outcomes.append(outcome)
@@ -67,7 +43,7 @@ def measure(workflow: str, per_workflow: int, tries: int, seed: int, cores: int,
              f"{f' in {outcome.rule}: {outcome.error[:160]}' if outcome.status != 'succeeded' else ''}"
              f" ({time.perf_counter() - started:.0f} s)")
 
-    one()
+    tally, codes, _ = accepted(reg, workflow, per_workflow, seed, tries, on_accepted=run)
     status = collections.Counter(o.status for o in outcomes)
     kinds: dict[tuple, dict] = {}
     for o in outcomes:
@@ -99,14 +75,15 @@ def main(argv: list[str] | None = None) -> int:
     from soundness_draws import WORKFLOWS
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--per-workflow", type=int, default=12, help="accepted configs to run per workflow (12)")
+    ap.add_argument("--per-workflow", type=int, default=None,
+                    help="accepted configs to run per workflow (12; 2 with --quick)")
     ap.add_argument("--tries", type=int, default=400, help="draws per workflow at most (400)")
     ap.add_argument("--seed", type=int, default=0, help="hypothesis seed (0: the same draws every run)")
     ap.add_argument("--cores", type=int, default=2, help="--cores of each snakegate run (2)")
     ap.add_argument("--workflows", default=",".join(WORKFLOWS), help="comma-separated ids (all seven)")
-    ap.add_argument("--quick", action="store_true", help="2 runs per workflow; results.json is left alone")
+    ap.add_argument("--quick", action="store_true", help="2 runs per workflow unless told; results.json is left alone")
     args = ap.parse_args(argv)
-    per = 2 if args.quick else args.per_workflow
+    per = args.per_workflow or (2 if args.quick else 12)
     scratch = Scratch()
     section = {"measured_on": time.strftime("%Y-%m-%d"), "load_at_start": load_average(), "seed": args.seed,
                "per_workflow": per, "machine": machine(), "workflows": {}}

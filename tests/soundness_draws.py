@@ -17,6 +17,7 @@ of cheap ones). Writes only inside the registry it made.
 
 from __future__ import annotations
 
+import collections
 import csv
 import gzip
 import hashlib
@@ -110,6 +111,46 @@ def gate_draw(reg: SoundRegistry, draw: Draw, registry=None, settings=None) -> t
     config = draw.config(reg.write(draw))
     result = gate(registry or Registry.load(reg.root), config, settings or load_settings(reg.root))
     return config, [] if result.ok else result.errors
+
+
+def accepted(reg: SoundRegistry, workflow: str, wanted: int, seed: int = 0, tries: int = 400,
+             on_accepted=None) -> tuple[collections.Counter, collections.Counter, list[dict]]:
+    """Draw configs for `workflow` (hypothesis, fixed seed) until `wanted` distinct ones pass the gate or
+    `tries` draws were made; call `on_accepted(config)` on each as it comes. Returns (tally of drawn, refused
+    and accepted-again draws; refusal codes; the accepted configs)."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hypothesis_seed
+
+    from snakegate.registry.settings import load_settings
+    from snakegate.registry.workflows import Registry
+
+    registry, config_settings = Registry.load(reg.root), load_settings(reg.root)
+    tally, codes, configs, seen = collections.Counter(), collections.Counter(), [], set()
+
+    @hypothesis_seed(seed)
+    @settings(max_examples=tries, deadline=None, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def one(data):
+        drawn = data.draw(draws(workflow))  # drawn before deciding: hypothesis wants the same draws every run
+        if len(configs) >= wanted:
+            return
+        tally["drawn"] += 1
+        config, errors = gate_draw(reg, drawn, registry, config_settings)
+        if errors:
+            tally["refused"] += 1
+            codes.update({e.code for e in errors})
+            return
+        if repr(config) in seen:  # the same accepted config drawn twice counts once
+            tally["repeated"] += 1
+            return
+        seen.add(repr(config))
+        configs.append(config)
+        if on_accepted is not None:
+            on_accepted(config)
+
+    one()
+    return tally, codes, configs
 
 
 def normalise(error: str | None) -> str:
