@@ -2,7 +2,8 @@
 
 Refused, each with the fix: two samples with one name or one reads file; a reference the tools cannot
 index or align to: text before the first `>` header or a sequence whose lines differ in length (samtools
-faidx refuses both), two sequences with one name (samtools refuses the alignments' header), a sequence
+faidx refuses both, as it refuses a sequence starting with a blank line or a last sequence
+without letters), two sequences with one name (samtools refuses the alignments' header), a sequence
 without a name, no sequence letters at all. The reference is indexed inside the run (bwa index, samtools
 faidx), so no index files are needed beside it.
 
@@ -26,7 +27,8 @@ def _reference_findings(params, view):
     if view.get("format_problem"):
         return [{"path": "reference", "message": f"{where} cannot be indexed: {view['format_problem']}",
                  "hint": "rewrap the FASTA (e.g. `seqkit seq -w 60 in.fa > out.fa` or `samtools faidx` on a "
-                         "clean copy) so every sequence's lines have one length"}]
+                         "clean copy) so every sequence's lines have one length, with no blank line before its "
+                         "letters and no empty sequence at the end"}]
     repeated = sorted({n for n in names if names.count(n) > 1})
     if repeated:
         shown = ", ".join(f"`{n}`" for n in repeated[:SHOWN])
