@@ -18,6 +18,7 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+from snakegate.provenance.private import private_path
 
 FOLDER = (".snakegate", "cache")
 FILE = "manifests.json"
@@ -61,7 +62,7 @@ class ManifestCache:
                              sort_keys=True, separators=(",", ":"))
         folder = self.path.parent
         try:
-            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            private_path(folder)
             tmp = folder / f".{FILE}.tmp-{os.getpid()}-{os.urandom(4).hex()}"
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             try:

@@ -62,3 +62,11 @@ def test_a_damaged_or_unwritable_cache_only_makes_loading_slower(tmp_path):
         assert Registry.load(root).ids() == ["tabular-profile"]
     finally:
         os.chmod(_cache(root).parent, 0o700)
+
+
+def test_the_first_writer_makes_the_private_folder_owner_only_and_git_ignored(tmp_path):
+    root = make_registry(tmp_path / "registry")
+    Registry.load(root)  # the manifest cache is the first to write under .snakegate/ here
+    for folder in (root / ".snakegate", _cache(root).parent):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    assert (root / ".snakegate" / ".gitignore").read_text().splitlines()[-1] == "*"
