@@ -22,7 +22,7 @@ from snakegate.provenance.private import private_path
 
 FOLDER = (".snakegate", "cache")
 FILE = "manifests.json"
-VERSION = 1  # the layout of an entry; a cache of another version is ignored whole
+VERSION = 2  # the layout of an entry; a cache of another version is ignored whole
 
 
 class ManifestCache:
@@ -58,8 +58,10 @@ class ManifestCache:
         """Write the entries this load used (only when something changed); best effort."""
         if not self.changed and set(self.entries) == self.used:
             return
+        # Never sort_keys: a manifest's mapping order is meaningful (outputs, params and the questions
+        # the guided dialogue asks come in the author's order), and JSON keeps insertion order.
         payload = json.dumps({"version": VERSION, "entries": {k: self.entries[k] for k in sorted(self.used)}},
-                             sort_keys=True, separators=(",", ":"))
+                             separators=(",", ":"))
         folder = self.path.parent
         try:
             private_path(folder)

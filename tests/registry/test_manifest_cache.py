@@ -9,7 +9,7 @@ import os
 import stat
 
 from registry_copies import make_registry
-from snakegate.registry.manifest_cache import FILE, FOLDER
+from snakegate.registry.manifest_cache import FILE, FOLDER, VERSION
 from snakegate.registry.workflows import Registry
 
 
@@ -26,6 +26,8 @@ def test_a_second_load_comes_from_the_cache_and_gives_the_same_workflows(tmp_pat
     second = Registry.load(root)
     assert second.ids() == first.ids()
     assert second.get("tabular-profile").manifest == first.get("tabular-profile").manifest
+    # ... in the author's order too: outputs and params are listed and asked in it
+    assert repr(second.get("tabular-profile").manifest) == repr(first.get("tabular-profile").manifest)
 
 
 def test_an_edited_manifest_is_parsed_again_and_a_broken_edit_is_reported(tmp_path):
@@ -55,7 +57,7 @@ def test_a_damaged_or_unwritable_cache_only_makes_loading_slower(tmp_path):
     _cache(root).parent.mkdir(parents=True)
     _cache(root).write_text("{not json")
     assert Registry.load(root).ids() == ["tabular-profile"]
-    assert json.loads(_cache(root).read_text())["version"] == 1  # rewritten whole
+    assert json.loads(_cache(root).read_text())["version"] == VERSION  # rewritten whole
     os.chmod(_cache(root).parent, 0o500)
     try:
         _cache(root).unlink() if os.geteuid() != 0 else None
