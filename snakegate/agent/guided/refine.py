@@ -29,9 +29,9 @@ from snakegate.agent.backend import Reply
 MAX_POINTS = 16  # snakegate.agent.actions.refine.MAX_POINTS: the budget defaults to every point, up to this
 _RULE = re.compile(r"^try\s+(?P<space>.+?)\s+(?:(?P<until>until)|(?:and\s+|,\s*)?keep(?:ing)?\s+the\s+best"
                    r"(?:\s+value\s+of)?)\s+(?P<rule>\S.*)$", re.I | re.S)
-_ON_RUN = re.compile(r"\s+(?:on|of|from)\s+(?:run\s+)?(?P<run>latest|\d{8}T\d{4,6}Z?[-\w]*)\s*$", re.I)
-_BUDGET = re.compile(r"[\s,;]+(?:budget\s+(?P<a>\d+)|at\s+most\s+(?P<b>\d+)\s+runs?|in\s+(?P<c>\d+)\s+runs?)\s*$",
-                     re.I)
+_ON_RUN = re.compile(r"[\s,;]+(?:on|of|from)\s+(?:run\s+)?(?P<run>latest|\d{8}T\d{4,6}Z?[-\w]*)(?=[\s,;.]|$)", re.I)
+_BUDGET = re.compile(r"[\s,;]+(?:(?:with\s+a\s+)?budget\s+(?:of\s+)?(?P<a>\d+)|at\s+most\s+(?P<b>\d+)\s+runs?)"
+                     r"(?=[\s,;.]|$)", re.I)
 _NAME = re.compile(r"^(?P<name>[A-Za-z_][\w.]*)\s*(?:=\s*|\s+)(?P<values>\S.*)$", re.S)
 _SEPARATOR = re.compile(r"\s*(?:,|;|\bthen\b|\bor\b)\s*", re.I)
 STOP_WORDS = {"the", "a", "an", "is", "are", "be", "it", "its", "of", "value", "score", "gets", "get", "until",
@@ -81,17 +81,17 @@ def refine_request(text: str) -> RefineRequest | str | None:
     `try … until …` / `try … keep the best …` at all (e.g. "try leave-one-out instead")."""
     from snakegate.config.read import parse_yaml
 
+    text, run, budget = " " + text.strip(), "latest", None
+    found = _ON_RUN.search(text)  # `on RUN` and `budget N` may stand anywhere after `try`
+    if found:
+        run, text = found.group("run"), text[: found.start()] + text[found.end():]
+    found = _BUDGET.search(text)
+    if found:
+        budget, text = int(next(g for g in found.groups() if g)), text[: found.start()] + text[found.end():]
     m = _RULE.match(text.strip())
     if m is None:
         return None
-    rule, words, run, budget = ("until" if m.group("until") else "best"), m.group("rule").strip(" .!"), "latest", None
-    for _ in range(2):  # `on RUN` and `budget N`, in either order, at the end
-        found = _ON_RUN.search(" " + words)
-        if found:
-            run, words = found.group("run"), (" " + words)[: found.start()].strip()
-        found = _BUDGET.search(" " + words)
-        if found:
-            budget, words = int(next(g for g in found.groups() if g)), (" " + words)[: found.start()].strip()
+    rule, words = ("until" if m.group("until") else "best"), m.group("rule").strip(" .!")
     vary: dict[str, list] = {}
     for group in _top_level(m.group("space"), re.compile(r"\s+and\s+", re.I)):
         named = _NAME.match(group)

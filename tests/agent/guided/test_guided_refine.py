@@ -32,8 +32,8 @@ def test_keep_the_best_reads_numbers_and_names_the_check_by_its_words():
 
 
 def test_two_names_make_a_grid_and_a_run_and_a_budget_may_follow():
-    request = refine_request("try model random_forest or logistic_regression and C=0.1, 10 until roc_auc "
-                             "on 20261126T172807Z-bd5e419c budget 3")
+    request = refine_request("try model random_forest or logistic_regression and C=0.1, 10 on "
+                             "20261126T172807Z-bd5e419c until roc_auc, budget 3")
     assert request.vary == {"model": ["random_forest", "logistic_regression"], "C": [0.1, 10]}
     assert (request.run, request.budget, request.words) == ("20261126T172807Z-bd5e419c", 3, "roc_auc")
 
