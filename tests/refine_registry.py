@@ -14,7 +14,6 @@ import shutil
 from pathlib import Path
 
 import yaml
-
 from registry_copies import REPO, make_registry, run_names  # noqa: F401 - re-exported for the tests
 
 ON_THE_WING = [16, 24, 8, 24]      # the parent's ROI: contaminated

@@ -18,7 +18,12 @@ from textual import work
 
 from snakegate.tui import present, present_refine, present_runs
 from snakegate.tui.background import in_thread
-from snakegate.tui.messages import RefinementFinished, RefinementStepped, RunProgressed, RunRefused
+from snakegate.tui.messages import (
+    RefinementFinished,
+    RefinementStepped,
+    RunProgressed,
+    RunRefused,
+)
 
 
 class RefineMixin:

@@ -13,9 +13,18 @@ import json
 import threading
 
 import pytest
-
 from openai_server import DEFAULT_MODEL, call
-from refine_registry import CLEAR, FAR, STILL_ON_IT, contaminated, refinement_records, roi_of, run_json, run_names
+from refine_registry import (
+    CLEAR,
+    FAR,
+    STILL_ON_IT,
+    contaminated,
+    refinement_records,
+    roi_of,
+    run_json,
+    run_names,
+)
+
 from snakegate.agent.actions.platform import ActionContext, call_action
 from snakegate.agent.backends.choose import OpenAIBackend
 from snakegate.agent.controller import Conversation

@@ -11,9 +11,17 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-
 from chat_pilot import SIZE, connected, say, screen_lines, text_of, wait_until
-from refine_registry import CLEAR, STILL_ON_IT, contaminated, refinement_records, roi_of, run_json, run_names
+from refine_registry import (
+    CLEAR,
+    STILL_ON_IT,
+    contaminated,
+    refinement_records,
+    roi_of,
+    run_json,
+    run_names,
+)
+
 from snakegate.commands.chat_cmds import build_app
 from snakegate.registry.settings import load_settings
 from snakegate.registry.workflows import Registry

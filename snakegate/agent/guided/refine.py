@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from snakegate.agent.backend import Reply
 
@@ -147,8 +146,8 @@ def refinement_text(result: dict, note: str = "") -> str:
     rule = (f"stop at the first run that passes `{stop['until']}`" if stop.get("until") else
             f"run the budget and keep the best `{stop.get('best')}`")
     lines = [note] if note else []
-    lines += [f"The gate accepts all {len(r.get('points') or [])} points of a refinement of run `{r.get('parent_run')}` "
-              f"({rule}, at most {(r.get('budget') or {}).get('runs')} run(s)):"]
+    lines.append(f"The gate accepts all {len(r.get('points') or [])} points of a refinement of run "
+                 f"`{r.get('parent_run')}` ({rule}, at most {(r.get('budget') or {}).get('runs')} run(s)):")
     lines += [f"{p.get('n')}. `{values_text(p.get('values') or {})}`" for p in r.get("points") or []]
     lines += [f"(left out: `{values_text(s.get('values') or {})}`, {s.get('why')})" for s in r.get("left_out") or []]
     if check.get("says"):

@@ -4,7 +4,12 @@ gate: the refinement's own tests run it (tests/agent/test_refine_chat.py, tests/
 
 from __future__ import annotations
 
-from snakegate.agent.guided.refine import RefineRequest, check_name, pick_check, refine_request
+from snakegate.agent.guided.refine import (
+    RefineRequest,
+    check_name,
+    pick_check,
+    refine_request,
+)
 from snakegate.agent.guided.text import HELP
 
 PUMP_PROBE_CHECKS = [
