@@ -15,7 +15,8 @@ own path. `--url` points it at a real local model instead (e.g. llama.cpp's llam
     python bench/bench_repro.py --no-run                          # drafts only (no Snakemake runs)
 
 Everything happens in a throw-away copy of the registry. Prints a table and writes bench/results-repro.json
-(unless --no-write). Nothing here asserts: a missed target is reported.
+(bench/results-repro-model.json with --url; neither with --no-write). Nothing here asserts: a missed target
+is reported.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
-RESULTS = BENCH / "results-repro.json"
+RESULTS = BENCH / "results-repro.json"              # the scripted model
+RESULTS_MODEL = BENCH / "results-repro-model.json"  # a real model (--url)
 REQUEST = "profile data/examples/tabular-penguins.csv, fill missing values with the median"
 WORKFLOW = "tabular-profile"
 PARAMS = {"dataset_file": "data/examples/tabular-penguins.csv", "missing_strategy": "fill_median"}
@@ -149,7 +151,7 @@ def main() -> int:
           f"output sets: {sets if sets is not None else 'not run'}; target 1 and 1: {'met' if met else 'NOT met'}; "
           f"median time to a draft {result['median_seconds_to_draft']} s (load {load:.1f})")
     if not args.no_write:
-        RESULTS.write_text(json.dumps(result, indent=2, default=str) + "\n")
+        (RESULTS_MODEL if args.url else RESULTS).write_text(json.dumps(result, indent=2, default=str) + "\n")
     return 0
 
 
