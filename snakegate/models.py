@@ -86,6 +86,37 @@ class DeclaredOutput(BaseModel):
     when: dict[str, Any] | None = None  # produced only when these params have these values (or one of a list)
 
 
+class ColumnValue(BaseModel):
+    """A check's value read from a table output: one aggregate of one column's numeric cells."""
+
+    model_config = ConfigDict(extra="forbid")
+    column: str
+    aggregate: Literal["mean", "median", "min", "max", "sum", "count", "std"]
+
+
+class ParamThreshold(BaseModel):
+    """A check's threshold that is the run's value of a numeric param."""
+
+    model_config = ConfigDict(extra="forbid")
+    param: str
+
+
+class Check(BaseModel):
+    """workflow.yaml `evaluate.<name>`: one machine-checkable acceptance check over a declared output
+    (snakegate.contract.evaluate computes it; snakegate.check.evaluate proves it well-formed).
+
+    `value` is a JSON pointer into a json output (it may hold `{param}` placeholders, the check then holding
+    for every item), or a column aggregate of a table output; the check passes when `value <test> threshold`."""
+
+    model_config = ConfigDict(extra="forbid")
+    output: str
+    value: str | ColumnValue
+    test: Literal[">", ">=", "<", "<=", "==", "!="]
+    threshold: int | float | ParamThreshold
+    says: str  # for a person: what failing means
+    params: list[str] = Field(default_factory=list)  # the params to look at when it fails
+
+
 class Comparison(BaseModel):
     model_config = ConfigDict(extra="forbid")
     ignore_lines: list[str] = Field(default_factory=list)
@@ -127,6 +158,7 @@ class Manifest(BaseModel):
     tools: list[Tool] = Field(default_factory=list)
     rules: dict[str, RuleIO] = Field(default_factory=dict)
     outputs: dict[str, DeclaredOutput]
+    evaluate: dict[str, Check] = Field(default_factory=dict)
     test: TestSettings = Field(default_factory=TestSettings)
 
 

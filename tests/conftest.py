@@ -20,6 +20,9 @@ from prov_runs import (  # noqa: F401  (session fixtures: defined here, each run
 from registry_copies import (  # noqa: F401  (re-exported for fixtures below)
     IGNORE, ROOT, TABULAR, TABULAR_SCHEMA, TABULAR_VERSION, copy_registry,
 )
+# Real plan runs, made once per session for every folder that reads them (a session fixture imported into
+# several modules would be made once per module): the views, the commands, the crate, the chat, MCP.
+from plan_runs import plan_fork_run, plan_interrupted_run, plan_registry, plan_run  # noqa: F401
 
 pytest_plugins = ["suite_runner", "pytester"]  # pytester: test_suite_runner.py runs small sessions
 

@@ -278,6 +278,31 @@ def kill_group(pid: int, sig=signal.SIGKILL) -> None:
         pass
 
 
+def killed_mid_job(root: Path, config, job_log: str, timeout: float = 180) -> Path:
+    """`snakegate run CONFIG` in `root`, and once the job whose log is `job_log` (run-folder relative) has started,
+    `snakegate run` and its Snakemake killed whole (SIGKILL to both process groups): a machine that goes down,
+    nothing gets to write a word. Returns the run folder, whose record still says `running`."""
+    from registry_copies import clean_env, new_run, run_names
+
+    before = run_names(root)
+    front = subprocess.Popen([PYTHON, "-m", "snakegate.cli", "run", str(config)], cwd=root, env=clean_env(),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    snakemake_pid = None
+    try:
+        assert wait_for(lambda: len(run_names(root) - before) == 1, 60)
+        run = new_run(root, before)
+        assert wait_for(lambda: (run / job_log).exists(), timeout), f"the job of {job_log} never started"
+        snakemake_pid = json.loads((run / "run.json").read_text()).get("snakemake_pid")
+    finally:
+        kill_group(front.pid)
+        if snakemake_pid:
+            kill_group(snakemake_pid)
+        front.communicate(timeout=30)
+    assert wait_for(lambda: not alive(snakemake_pid), 30)
+    assert json.loads((run / "run.json").read_text())["status"] == "running"
+    return run
+
+
 def prov_jobs(run_dir: Path) -> dict[str, dict]:
     """The job activities of a run's prov.json (id -> attributes, typed literals read as their values):
     the activities that name a rule."""

@@ -5,7 +5,11 @@ researcher entered out of band (`set_sensitive`/`enter_sensitive`), the current
 `Draft` and the one live `Approval`. `send()` asks the backend for the next
 step, runs the platform actions it asks for within the caps (agent/actions/limits.py),
 writes a draft when validate_params or fork_run passes the gate, logs
-everything to the audit log and returns events for the UI. A failed request
+everything to the audit log and returns events for the UI. A plan action
+whose plan passes the gate makes a draft the same way; the plan being built
+lives in the action context and is rolled back with the turn. A propose_refinement
+whose whole space passes puts a refinement on offer instead (refining.py: one
+approval from the UI runs its approved points, and nothing else). A failed request
 rolls the whole turn back, so a retry is clean. It never raises on backend
 trouble (a `BackendFailed` event instead), never sends a known sensitive value
 to a model, and never runs a workflow on a model's request: `execute()` needs
@@ -36,6 +40,7 @@ from dataclasses import dataclass, field, replace
 
 from snakegate.agent.actions import limits
 from snakegate.agent.actions.data import data_files
+from snakegate.agent.actions.plans import PLAN_ACTIONS
 from snakegate.agent.actions.registry import param_table
 from snakegate.agent.actions.platform import ActionContext, Outcome, call_action, conversation_secrets, error_result, result_json
 from snakegate.agent.approval import Approving
@@ -43,11 +48,12 @@ from snakegate.agent.audit import AuditLog
 from snakegate.agent.backend import Backend, BackendError, Reply
 from snakegate.agent.drafts import write_draft
 from snakegate.agent.events import (
-    ActionCalled, Approval, AssistantSaid, BackendFailed, Draft, DraftCleared, DraftReady, Event, SecretRequested,
+    ActionCalled, Approval, AssistantSaid, BackendFailed, Draft, DraftCleared, Event, SecretRequested,
 )
 from snakegate.agent.guided.parse import request_values
 from snakegate.agent.history import call_key, request_view, scrub_messages
 from snakegate.agent.prompt import clear_choice, relative, system_prompt
+from snakegate.agent.refining import Refining, is_refinement, ready_event
 from snakegate.agent.redact import MASKED_NOTE, MASKED_NOTE_RE, secret_strings, sensitive_params
 from snakegate.agent.secretscan import Suspect, find_secrets
 from snakegate.agent.actions.wire import conversation_tools, params_schema
@@ -85,8 +91,10 @@ class _Turn:
     text: str = ""
     start: int = 0
     described: tuple | None = None
+    plan: dict | None = None          # the plan being built when the turn began
     draft: Draft | None = None
     approval: Approval | None = None
+    refinement: object = None                             # the refinement on offer when the turn began
     events: list[Event] = field(default_factory=list)
     calls: dict[str, str] = field(default_factory=dict)   # call_key -> summary of its first result
     described_ids: set[str] = field(default_factory=set)  # workflows described in this turn
@@ -99,7 +107,7 @@ class _Turn:
             self.on_event(event)
 
 
-class Conversation(Approving):
+class Conversation(Approving, Refining):
     """One chat session with one backend; the UI calls opening/send/set_sensitive/approve/execute."""
 
     def __init__(self, registry: Registry, settings: Settings, backend: Backend, *,
@@ -174,8 +182,10 @@ class Conversation(Approving):
         turn = _Turn(cancel or threading.Event(), on_event, text)
         with self._lock:
             self._settle()
+            self._refinement_turn(turn)
             turn.start, turn.draft, turn.approval, turn.described = (len(self.messages), self.draft,
                                                                      self._approval, self.described)
+            turn.plan = self._ctx.plan  # plan actions replace it, never change it in place
             self.messages.append({"role": "user", "content": text})
             self._learn_secrets()  # a known secret typed again never reaches the model
             self._log("user", text=text)
@@ -237,7 +247,9 @@ class Conversation(Approving):
             had_draft = self.draft is not None
             self.messages = self.messages[:1]
             self.draft, self._approval, self.described = None, None, None
+            self._forget_refinement()
             self._ctx.vault.clear()
+            self._ctx.plan = None
             self._log("restart")
             turn = _Turn(threading.Event(), on_event)
             if had_draft:
@@ -254,6 +266,8 @@ class Conversation(Approving):
     def _undo(self, turn: _Turn) -> None:
         del self.messages[turn.start:]
         self.draft, self._approval, self.described = turn.draft, turn.approval, turn.described
+        self._ctx.plan = turn.plan
+        self._undo_refinement(turn)
         turn.done = True
 
     def _abandon(self, turn: _Turn) -> list[Event]:
@@ -299,7 +313,9 @@ class Conversation(Approving):
         for n, call in enumerate(reply.tool_calls):
             call_id = call.id or f"call_{len(self.messages)}_{n}"
             outcome, draft = self._one_call(call, n, turn), None
-            if outcome.proposal is not None:
+            if is_refinement(outcome.proposal):
+                outcome, draft = self._refinement_draft(outcome, turn, reply.model)
+            elif outcome.proposal is not None:
                 outcome, draft = self._draft(outcome, turn, reply.model)
             elif self._starts_another_workflow(outcome):
                 # the researcher is filling another workflow now: the old draft must not stay approvable
@@ -320,21 +336,27 @@ class Conversation(Approving):
             self.messages.append({"role": "tool", "tool_call_id": call_id, "content": result_json(outcome.result)})
             turn.emit(ActionCalled(outcome.name, outcome.arguments, outcome.ok, outcome.summary))
             if draft is not None:
-                turn.emit(DraftReady(draft))
+                turn.emit(ready_event(draft))
             if outcome.name == "describe_workflow" and outcome.ok and "params" in outcome.result:
                 for event in self._secret_requests():
                     turn.emit(event)
 
     def _starts_another_workflow(self, outcome: Outcome) -> bool:
-        return (self.draft is not None and outcome.ok and outcome.name == "describe_workflow"
-                and "params" in outcome.result and outcome.result.get("id") != self.draft.workflow)
+        """Describing a workflow the draft does not run (for a plan: none of its steps) moves on from it."""
+        if self.draft is None or not outcome.ok or outcome.name != "describe_workflow" \
+                or "params" not in outcome.result:
+            return False
+        running = {s.workflow for s in self.draft.plan.steps} if self.draft.plan else {self.draft.workflow}
+        return outcome.result.get("id") not in running
 
     def _one_call(self, call, n: int, turn: _Turn) -> Outcome:
         if n >= limits.MAX_CALLS_PER_REPLY:
             result = limits.too_many_calls(call.name, n + 1)
             outcome = Outcome(call.name, {}, result, False, f"{call.name}: not run ({result['error']['message']})")
         else:
-            key = call_key(call.name, call.arguments)
+            # a plan action answers for the plan as it is now: the same call on a changed plan is no repeat
+            key = call_key(call.name, {"arguments": call.arguments, "plan": self._ctx.plan}
+                           if call.name in PLAN_ACTIONS else call.arguments)
             if key in turn.calls:
                 note = (f"{call.name} was already called with these arguments in this turn (result: {turn.calls[key]})"
                         "; it was not run again. Use that result and take the next step, or ask the researcher.")
@@ -370,7 +392,8 @@ class Conversation(Approving):
         # A new draft replaces the old one, and the old approval stops working with it.
         self.draft, self._approval = draft, None
         self._log("draft", path=str(draft.config_path), invocation_id=draft.invocation_id, workflow=draft.workflow,
-                  fork_of=draft.fork.parent_run if draft.fork else None)
+                  fork_of=draft.fork.parent_run if draft.fork else None,
+                  steps={s.name: s.workflow for s in draft.plan.steps} if draft.plan else None)
         return outcome, draft
 
     def _where(self) -> str:

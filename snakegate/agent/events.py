@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from snakegate.agent.actions.base import ForkOrigin
+from snakegate.agent.actions.base import ForkOrigin, PlanOutline
 
 
 @dataclass(frozen=True)
 class Draft:
-    """A run config that passed the gate, written to drafts/, awaiting a human's approval."""
+    """A run config (or a plan: `plan` set, `workflow` its title, no version or params) that passed the gate,
+    written to drafts/, awaiting a human's approval."""
 
     workflow: str
     version: str
@@ -27,6 +28,7 @@ class Draft:
     config_text: str
     fork: ForkOrigin | None = None  # a fork_run draft: its parent run, and the rules running it re-executes
     answered_by: str | None = None  # the model name the server reported for the reply that proposed it
+    plan: PlanOutline | None = None   # a plan's steps and the edges between them
 
 
 @dataclass(frozen=True)

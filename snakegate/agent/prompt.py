@@ -2,8 +2,8 @@
 
 It names the registry's workflows (id and title, capped; those the registry's
 own search ranks for the researcher's latest request first) and the data roots,
-the order of actions that leads to a draft, what to do with a refusal and
-with sensitive values, and one example conversation written in the neutral
+the order of actions that leads to a draft, how workflows chain into a plan,
+what to do with a refusal and with sensitive values, and one example conversation written in the neutral
 `→ action {arguments}` form (each backend presents steps in its own format).
 Pure: builds a string from settings and the registry; nothing is sent here.
 """
@@ -69,6 +69,7 @@ def system_prompt(settings: Settings, registry: Registry | None = None, request:
 5. If refused, ask the researcher, quoting the message and the choices.
 6. When it passes, say the draft is ready to approve. You cannot run it.
 7. Earlier runs: list_runs, run_status, explain_run, compare_runs; fork_run drafts a run again with changed params.
+8. To chain workflows (one's output feeds the next): find_connections shows what fits; propose_plan with steps, an input from an earlier step as {{"from": "<step>", "output": "<output>"}}; add_step, replace_step, remove_step change the plan; refusals name the step and field; a passing plan is a draft to approve.
 Sensitive values: never ask for one in the chat; the researcher types it in the masked field and you send "<redacted>".
 
 {EXAMPLE}"""

@@ -5,7 +5,8 @@
 - One module per proof, each pure over the facts: `keys` (config keys, validate()), `ruleio` (rule IO, hidden
   inputs, declared outputs), `edges` (typed edges, artifact types), `examples` (contract and examples),
   `unprovable` (what cannot be proven: wrappers, conda, downloads, hard-coded paths), `preflights` (a
-  preflight.py's signature and purity), `hygiene`.
+  preflight.py's signature and purity), `declarations` (what each output declares it holds), `evaluate`
+  (workflow.yaml's acceptance checks), `hygiene`.
 - `proofs` lists them in order and runs them, failing closed.
 """
 

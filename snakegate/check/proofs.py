@@ -12,7 +12,7 @@ import re
 from typing import Callable
 
 from snakegate.check import edges, examples, hygiene, keys, preflights, resources, ruleio, shellquote, unprovable
-from snakegate.check import declarations, sensitive
+from snakegate.check import declarations, evaluate, sensitive
 from snakegate.check.facts import Finding, WorkflowFacts
 
 CODES = (
@@ -22,7 +22,7 @@ CODES = (
     "config_not_validated", "configfile_ignored", "unknown_artifact_type", "not_statically_checked",
     "wrapper_unchecked", "conda_env_missing", "download", "hardcoded_path", "preflight_invalid", "preflight_impure",
     "resource_invalid", "resource_differs", "unseeded_random", "unquoted_shell_param",
-    sensitive.CODE, declarations.CODE, declarations.UNEXERCISED,
+    sensitive.CODE, declarations.CODE, declarations.UNEXERCISED, evaluate.CODE, evaluate.UNPROVEN,
 )
 
 Proof = Callable[[WorkflowFacts], list[Finding]]
@@ -45,6 +45,7 @@ PROOFS: list[tuple[Proof, str]] = [
     (hygiene.hygiene_findings, "lint"),
     (sensitive.sensitive_findings, sensitive.CODE),
     (declarations.declaration_findings, declarations.CODE),
+    (evaluate.evaluate_findings, evaluate.CODE),
 ]
 
 

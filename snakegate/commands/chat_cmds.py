@@ -121,6 +121,7 @@ def default_approver(root) -> str:
 def cmd_ask(ctx) -> int:
     from snakegate.agent.backends.choose import make_backend
     from snakegate.agent.controller import Conversation
+    from snakegate.agent.drafts import draft_title
     from snakegate.agent.oneshot import ask
     from snakegate.agent.prompt import relative
     from snakegate.commands.run_cmds import ProgressPrinter, exit_for, summary_line
@@ -151,9 +152,13 @@ def cmd_ask(ctx) -> int:
     path = relative(draft.config_path, root)
     out["draft"] = {"path": path, "workflow": draft.workflow, "version": draft.version,
                     "invocation_id": draft.invocation_id, "command": f"snakegate run {path}"}
+    if draft.plan is not None:  # a plan: its steps in run order and what each takes from another
+        out["draft"]["steps"] = [{"name": s.name, "workflow": s.workflow, "version": s.version,
+                                  "takes": [{"param": p, "from": f, "output": o} for p, f, o in s.takes]}
+                                 for s in draft.plan.steps]
     if not args.yes:
         out["ok"] = True
-        _finish(args, out, f"draft: {path} ({draft.workflow} {draft.version}, invocation {draft.invocation_id[:12]}…)"
+        _finish(args, out, f"draft: {path} ({draft_title(draft)}, invocation {draft.invocation_id[:12]}…)"
                            f"\nrun it with: snakegate run {path}   (or again with --yes)")
         return ExitCode.OK
     approval = convo.approve(approver)

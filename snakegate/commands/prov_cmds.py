@@ -112,6 +112,29 @@ def _workflow_of(ctx, run_dir: Path):
     return workflow_of(ctx.registry, run_dir)
 
 
+def _plan_of(ctx, run_dir: Path) -> tuple[list, list] | None:
+    """A plan's run: ([(step, manifest, schema, its workflow copy's folder)] in the plan's order, [(step, param,
+    source step, output)]); None for one workflow's run. A step whose copy is gone is refused by name."""
+    from snakegate.run import pinning, plan_run
+    from snakegate.views.plan import read as read_plan
+
+    plan = read_plan(run_dir, ctx.registry)
+    if plan is None:
+        return None
+    steps = []
+    for step in plan.steps:
+        try:
+            wf = plan_run.load_copies(run_dir, {"steps": {step.name: {"workflow": step.workflow}}})[step.name]
+        except pinning.PinError as exc:
+            raise UserError(f"step {step.name} of run {run_dir.name} has no workflow copy to put in the crate: {exc}",
+                            ExitCode.INVALID) from None
+        steps.append((step.name, wf.manifest.model_dump(), wf.schema, wf.folder))
+    if not steps:
+        raise UserError(f"the steps of plan run {run_dir.name} cannot be read from its invocation.json; the crate "
+                        "needs them", ExitCode.INVALID)
+    return steps, [(e.step, e.param, e.source, e.output) for e in plan.edges]
+
+
 def _pin_of(run_dir: Path) -> Path | None:
     from snakegate.run.pinning import has_copy
     return run_dir if has_copy(run_dir) else None
@@ -311,10 +334,14 @@ def cmd_fork(ctx) -> int:
 
 
 def cmd_diff(ctx) -> int:
-    from snakegate.provenance import compare, secrets
+    from snakegate.provenance import compare, runstore, secrets
+    from snakegate.views import verdict as verdicts
+
+    from snakegate.views.plan import read as read_plan
 
     run_a, run_b = _run(ctx, ctx.args.run_a), _run(ctx, ctx.args.run_b)
     wfs = (_workflow_of(ctx, run_a), _workflow_of(ctx, run_b))
+    plans = (read_plan(run_a, ctx.registry), read_plan(run_b, ctx.registry))
 
     def key() -> bytes:
         try:
@@ -322,39 +349,79 @@ def cmd_diff(ctx) -> int:
         except secrets.SecretKeyError as exc:
             raise UserError(str(exc)) from None
 
-    def redactor(wf):
+    def redactor(wf, plan):
+        # a plan: {step: params}, each step by its own contract (a step without one is hidden whole)
+        schema = plan.scope()[0] if plan is not None else wf.schema if wf is not None else None
         # a workflow gone from the registry: hide every value rather than risk showing a secret
-        if wf is None:
+        if schema is None:
             return lambda params: {k: v if secrets.is_keyed_hash(v) else secrets.keyed_hash(key(), v)
                                    for k, v in params.items()}
-        return lambda params: (secrets.redact(wf.schema, params, key())[0]
-                               if secrets.sensitive_values(wf.schema, params) else params)
+        return lambda params: (secrets.redact(schema, params, key())[0]
+                               if secrets.sensitive_values(schema, params) else params)
 
     result = compare.diff_runs(run_a, run_b, (_outputs(wfs[0]), _outputs(wfs[1])),
-                               redact=(redactor(wfs[0]), redactor(wfs[1])))
+                               redact=(redactor(wfs[0], plans[0]), redactor(wfs[1], plans[1])))
+    verdict = verdicts.changes(runstore.read_run(run_a), runstore.read_run(run_b))
+    if verdict is not None:
+        result["verdict"] = verdict
     if ctx.args.json:
         print(json.dumps(result, indent=2, sort_keys=True, default=str))
         return ExitCode.OK
     print(f"diff {run_a.name} -> {run_b.name}")
-    if result["workflow"][0] != result["workflow"][1] or result["version"][0] != result["version"][1]:
-        print(f"  workflow: {result['workflow'][0]} {result['version'][0]} -> "
-              f"{result['workflow'][1]} {result['version'][1]}")
-    if result["params"]:
-        print(f"parameters ({len(result['params'])} changed):")
-        for c in result["params"]:
-            print(f"  {c['path']}: {_show(c.get('a', '(absent)'))} -> {_show(c.get('b', '(absent)'))}")
+    if result.get("kind") == "plan":
+        _print_plan_diff(result)
     else:
-        print("parameters: identical")
-    if result["outputs"]:
-        print(f"outputs ({len(result['outputs'])} differ, {len(result['identical_outputs'])} identical):")
-        for o in result["outputs"]:
-            _print_output_change(o)
-    else:
-        print(f"outputs: all {len(result['identical_outputs'])} identical")
+        if result["workflow"][0] != result["workflow"][1] or result["version"][0] != result["version"][1]:
+            print(f"  workflow: {result['workflow'][0]} {result['version'][0]} -> "
+                  f"{result['workflow'][1]} {result['version'][1]}")
+        _print_changes(result, "")
+    if verdict is not None:  # the judgement last, after the params and outputs that explain it
+        from snakegate.commands.layout import wrap
+
+        for line in verdicts.change_lines(verdict):
+            indent = len(line) - len(line.lstrip())
+            print("\n".join(wrap(line.strip(), indent=indent + 4, first=" " * indent)))
     return ExitCode.OK
 
 
-def _print_output_change(o: dict) -> None:
+def _print_changes(part: dict, indent: str) -> None:
+    """A diff's (or one step's) changed params and outputs."""
+    if part["params"]:
+        print(f"{indent}parameters ({len(part['params'])} changed):")
+        for c in part["params"]:
+            print(f"{indent}  {c['path']}: {_show(c.get('a', '(absent)'))} -> {_show(c.get('b', '(absent)'))}")
+    else:
+        print(f"{indent}parameters: identical")
+    if part["outputs"]:
+        print(f"{indent}outputs ({len(part['outputs'])} differ, {len(part['identical_outputs'])} identical):")
+        for o in part["outputs"]:
+            _print_output_change(o, indent)
+    else:
+        print(f"{indent}outputs: all {len(part['identical_outputs'])} identical")
+
+
+def _print_plan_diff(result: dict) -> None:
+    """Two plans' runs, step by step: what changed in each step (compare._diff_plans)."""
+    labels = result.get("plan") or [None, None]
+    if labels[0] != labels[1]:
+        print(f"  plan: {labels[0] or '(no label)'} -> {labels[1] or '(no label)'}")
+    steps = result.get("steps") or []
+    changed = [s for s in steps if s["status"] != "identical"]
+    print(f"steps ({len(changed)} of {len(steps)} changed):")
+    for step in steps:
+        (wa, wb), (va, vb) = step["workflow"], step["version"]
+        what = f"{wa} {va}" if (wa, va) == (wb, vb) else \
+            f"{wa or '(absent)'} {va or ''}".rstrip() + " -> " + f"{wb or '(absent)'} {vb or ''}".rstrip()
+        if step["status"] == "identical":
+            print(f"step {step['name']} ({what}): identical (parameters, and all {len(step['identical_outputs'])} "
+                  "outputs)")
+            continue
+        print(f"step {step['name']} ({what}): {step['status']}")
+        if step["status"] == "changed":
+            _print_changes(step, "  ")
+
+
+def _print_output_change(o: dict, indent: str = "") -> None:
     from snakegate.commands.layout import width, wrap
     from snakegate.provenance import tablediff
 
@@ -363,7 +430,8 @@ def _print_output_change(o: dict) -> None:
         extra = f": {tablediff.summary(table)}"
     else:
         extra = f" ({len(values)} value(s) changed)" if values else ""
-    print("\n".join(wrap(f"{o['path']} {o['status']}{extra}", indent=6, first=f"  {o['name']}: ")))
+    print("\n".join(wrap(f"{o['path']} {o['status']}{extra}", indent=6 + len(indent),
+                          first=f"{indent}  {o['name']}: ")))
     lines = [f"{v['path']}: {_show(v.get('a', '(absent)'))} -> {_show(v.get('b', '(absent)'))}"
              for v in (values or [])[:20]]
     more = len(values) - 20 if values and len(values) > 20 else 0
@@ -371,9 +439,9 @@ def _print_output_change(o: dict) -> None:
         lines = [tablediff.example_text(e) for e in table["examples"]]
         more = table["rows_added"] + table["rows_removed"] + table["rows_changed"] - len(lines)
     for line in lines:
-        print(_cut(f"      {line}", width()))
+        print(_cut(f"{indent}      {line}", width()))
     if more > 0:
-        print(f"      … {more} more (use --json)")
+        print(f"{indent}      … {more} more (use --json)")
 
 
 def _cut(line: str, limit: int) -> str:
@@ -413,17 +481,32 @@ def cmd_export(ctx) -> int:
     from snakegate.provenance import compare
     from snakegate.provenance.rocrate import export as rocrate_export
 
+    from snakegate.provenance import runstore
+    from snakegate.run import stale
+
     run_dir = _run(ctx, ctx.args.run)
-    wf = _workflow_of(ctx, run_dir)
-    if wf is None:
-        raise UserError(f"the workflow of run {run_dir.name} is no longer in the registry at "
-                        f"{ctx.settings.registry_root}; the crate needs its folder", ExitCode.INVALID)
+    # a run whose processes are gone is completed first (interrupted, its PROV record rebuilt), as `show-run` does
+    stale.refresh(ctx.settings, run_dir, runstore.read_run(run_dir))
+    license = ctx.args.license or rocrate_export.DEFAULT_LICENSE
+    root = ctx.settings.registry_root
+    plan = _plan_of(ctx, run_dir)
+    if plan is not None:  # the plan the main workflow, each step's workflow (its run-folder copy) a part of it
+        from snakegate.provenance.rocrate.plan_crate import export_plan
+
+        steps, edges = plan
+        write = lambda target: export_plan(run_dir, root, target, steps, edges, license=license)  # noqa: E731
+    else:
+        wf = _workflow_of(ctx, run_dir)
+        if wf is None:
+            raise UserError(f"the workflow of run {run_dir.name} is no longer in the registry at "
+                            f"{ctx.settings.registry_root}; the crate needs its folder", ExitCode.INVALID)
+        write = lambda target: rocrate_export.export(run_dir, root, target, wf.manifest.model_dump(),  # noqa: E731
+                                                     wf.schema, wf.folder, license=license)
     dest = Path(ctx.args.ro_crate)
     replace = _existing_crate(dest, ctx.args.force)
     target = dest.with_name(f".{dest.name}.new-{os.getpid()}") if replace == "folder" else dest
     try:
-        rocrate_export.export(run_dir, ctx.settings.registry_root, target, wf.manifest.model_dump(), wf.schema,
-                              wf.folder, license=ctx.args.license or rocrate_export.DEFAULT_LICENSE)
+        write(target)
     except (compare.ProvMissing, rocrate_export.ExportError) as exc:
         if target != dest:
             shutil.rmtree(target, ignore_errors=True)  # a half-written new crate never stays behind

@@ -1,4 +1,5 @@
-"""Registry and gate commands: list, show, search, init, validate."""
+"""Registry and gate commands: list, show (with the workflows each connects to), search, init (a workflow's
+run config template, or a plan's: `init --plan a,b`), validate."""
 
 from __future__ import annotations
 
@@ -15,17 +16,25 @@ def register(sub, epilog: str) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=cmd_list)
 
-    p = sub.add_parser("show", help="show a workflow and its parameters", epilog=epilog)
+    p = sub.add_parser("show", help="show a workflow, its parameters, outputs and the workflows it connects to",
+                       epilog=epilog)
     p.add_argument("id", help="workflow id")
-    p.add_argument("--json", action="store_true", help="print the manifest and contract as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print the manifest, the contract and the connections (consumers of each output, "
+                        "producers of each input file) as JSON")
     p.set_defaults(handler=cmd_show)
 
     p = sub.add_parser("search", help="rank workflows by how well they match TEXT", epilog=epilog)
     p.add_argument("text", nargs="+", help="words to look for in id, title, tags, description")
     p.set_defaults(handler=cmd_search)
 
-    p = sub.add_parser("init", help="write a run config template for a workflow", epilog=epilog)
-    p.add_argument("id", help="workflow id")
+    p = sub.add_parser("init", help="write a run config template for a workflow, or for a plan of several",
+                       epilog=epilog)
+    p.add_argument("id", nargs="?", help="workflow id (or --plan)")
+    p.add_argument("--plan", metavar="STEPS",
+                   help="write a plan template instead: workflow ids in run order, comma-separated, e.g. "
+                        "tabular-profile,classifier-benchmark (`name=id` names a step); an input an earlier "
+                        "step's output fits is filled as {from, output}")
     p.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout (never overwrites)")
     p.set_defaults(handler=cmd_init)
 
@@ -54,16 +63,28 @@ def cmd_list(ctx) -> int:
     return ExitCode.OK
 
 
+def connections(registry, wf) -> dict:
+    """{"consumers": {output: [links]}, "producers": {param: [links]}}: which workflows can take each output,
+    and make each input file, by declared type (snakegate.registry.links)."""
+    from snakegate.registry import links
+
+    return {"consumers": {o: links.consumers(registry, wf.id, o) for o in wf.manifest.outputs},
+            "producers": {p: links.producers(registry, wf.id, p) for p in links.inputs(wf.schema)}}
+
+
 def cmd_show(ctx) -> int:
-    from snakegate.commands.workflow_view import show_lines
+    from snakegate.commands.workflow_view import connection_lines, show_lines
 
     wf = ctx.workflow(ctx.args.id)
     m = wf.manifest
+    found = connections(ctx.registry, wf)
     if ctx.args.json:
-        print(json.dumps({"manifest": m.model_dump(), "schema": wf.schema}, indent=2, sort_keys=True))
+        shown = {side: {k: [link.as_dict() for link in v] for k, v in by.items()} for side, by in found.items()}
+        print(json.dumps({"manifest": m.model_dump(), "schema": wf.schema, "connections": shown}, indent=2,
+                         sort_keys=True))
         return ExitCode.OK
     examples = [str(p.relative_to(ctx.registry.root)) for p in wf.examples()]
-    print("\n".join(show_lines(m, wf.schema, examples)))
+    print("\n".join(show_lines(m, wf.schema, examples) + connection_lines(found["consumers"], found["producers"])))
     return ExitCode.OK
 
 
@@ -78,11 +99,42 @@ def cmd_search(ctx) -> int:
     return ExitCode.OK
 
 
-def cmd_init(ctx) -> int:
-    from snakegate.config.template import run_config_template
+def plan_steps(ctx, spec: str) -> list:
+    """`--plan a,b` (or `clean=a,bench=b`) as [(step name, Workflow)] in run order; UserError naming the item."""
+    from snakegate.plan.config import STEP_NAME
+    from snakegate.registry.links import step_name
 
-    wf = ctx.workflow(ctx.args.id)
-    text = run_config_template(wf, ctx.registry.root)
+    items = [item.strip() for item in spec.split(",") if item.strip()]
+    if not items:
+        raise UserError("--plan needs workflow ids, comma-separated, e.g. --plan tabular-profile,classifier-benchmark",
+                        ExitCode.USAGE)
+    steps, taken = [], set()
+    for item in items:
+        name, _, wf_id = item.rpartition("=")
+        wf = ctx.workflow(wf_id.strip())
+        name = name.strip() or step_name(wf.id, taken)
+        if not STEP_NAME.match(name) or "__" in name or name in taken:
+            why = "is used twice" if name in taken else \
+                "must be 1-32 lowercase letters, digits or single underscores, starting with a letter"
+            raise UserError(f"--plan: step name `{name}` {why}; e.g. --plan clean=tabular-profile,"
+                            "bench=classifier-benchmark", ExitCode.USAGE)
+        taken.add(name)
+        steps.append((name, wf))
+    return steps
+
+
+def cmd_init(ctx) -> int:
+    from snakegate.config.template import plan_template, run_config_template
+
+    if bool(ctx.args.id) == bool(ctx.args.plan):
+        raise UserError("give one workflow id, or --plan with several (e.g. snakegate init --plan "
+                        "tabular-profile,classifier-benchmark), not both" if ctx.args.id else
+                        "name a workflow (snakegate init tabular-profile) or a plan (snakegate init --plan "
+                        "tabular-profile,classifier-benchmark)", ExitCode.USAGE)
+    if ctx.args.plan:
+        text = plan_template(plan_steps(ctx, ctx.args.plan))
+    else:
+        text = run_config_template(ctx.workflow(ctx.args.id), ctx.registry.root)
     if not ctx.args.output:
         sys.stdout.write(text)
         return ExitCode.OK

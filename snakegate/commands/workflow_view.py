@@ -1,6 +1,6 @@
 """How `snakegate show ID` reads at 80 columns: the workflow, then one entry per parameter with its real type
 (enum values, array item types, mapping keys and values, file types), whether it is required, its default,
-its limits and its description, wrapped at word boundaries.
+its limits and its description, wrapped at word boundaries; its outputs; and the workflows it connects to.
 
 Pure: a manifest and a JSON-Schema contract in, lines out.
 """
@@ -153,4 +153,20 @@ def show_lines(manifest, schema: dict, examples: list[str], total: int | None = 
             out += wrap(" ".join(str(o.description).split()), indent=6, total=total)
     if examples:
         out += ["", "Examples"] + [f"  {e}" for e in examples]
+    return out
+
+
+def connection_lines(consumers: dict, producers: dict, total: int | None = None) -> list[str]:
+    """`Connects to`: per output, the workflows that can take it (`consumer.param`); `Takes from`: per input
+    file, the workflows that can make it (`producer.output`); by declared type (snakegate.registry.links)."""
+    out = ["", "Connects to (its outputs as another workflow's input)"]
+    for output, found in consumers.items():
+        shown = ", ".join(f"{link.consumer}.{link.param}" for link in found) or "none"
+        out += wrap(shown, indent=4, first=f"  {output} → ", total=total)
+    out += ["", "Takes from (workflows that make its input files)"]
+    if not producers:
+        out.append("  (it takes no input file)")
+    for param, found in producers.items():
+        shown = ", ".join(f"{link.producer}.{link.output}" for link in found) or "none"
+        out += wrap(shown, indent=4, first=f"  {param} ← ", total=total)
     return out

@@ -5,6 +5,8 @@
 - `sheets`: sample sheets, a table param whose rows follow a column schema.
 - `outputs`: declared outputs, `{param}` / `{sheet.column}` patterns expanded from the params.
 - `resources`: per-rule resources from workflow.yaml onto Snakemake's rules.
+- `evaluate`: a run's verdict from workflow.yaml's `evaluate:` checks over its outputs; `output_files`: the
+  bounded reads of those outputs it is given.
 
 Pure over the values and files it is given; never runs Snakemake, never writes.
 """

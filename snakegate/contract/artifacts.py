@@ -326,3 +326,12 @@ def is_table(type_name: str) -> bool:
 
 def delimiter(type_name: str) -> str:
     return artifact_types()[type_name]["delimiter"]
+
+
+def takes(param_type: str, output_type: str) -> bool:
+    """Whether a param of `param_type` can take a file of `output_type` (an earlier step's output): the same
+    type, or two tables with the same delimiter (`tsv` and `tsv-table`). Unknown types take only themselves."""
+    if param_type == output_type:
+        return True
+    return (is_table(param_type) and is_table(output_type)
+            and delimiter(param_type) == delimiter(output_type))

@@ -11,7 +11,11 @@ reports; `test.float_tolerance` still works for JSON. Then each output's declara
 is held against the real files: a table's header must equal its declared
 `columns` (computed from the case's params and its real input headers), every
 declared JSON `keys` pointer must resolve, and an output with `when` must exist
-exactly when its condition holds; a declaration that lies fails the case. A sample sheet's relative paths, which the gate
+exactly when its condition holds; a declaration that lies fails the case. Then the case's run is judged by
+the workflow's `evaluate:` checks (snakegate.contract.evaluate) and its verdict must be what
+`test/<case>/verdict.yaml` expects (`verdict: pass|fail|unknown`, optionally `checks: {<check>: pass|fail|unknown}`;
+without the file a case is expected to pass every check), so a check that cannot tell a good run from a bad one
+fails the registry's CI. A sample sheet's relative paths, which the gate
 resolved against the registry root, reach the run as absolute ones (snakegate.gate.sheet_paths). Files the run writes
 beside its inputs (a `.fai` next to a reference) are reported, and the ones it
 created are removed again; the workflow's content hash never covers test/.
@@ -46,9 +50,10 @@ from snakegate.gate.sheet_paths import with_absolute_paths
 from snakegate.gate.tools import only_tools_missing
 
 Status = Literal["identical", "differs", "missing", "no expected file",
-                 "as declared", "not as declared", "not proven"]
+                 "as declared", "not as declared", "not proven", "as expected", "not as expected"]
 # A declaration that could not be held against the files (an input's header is unknown) is said, not failed.
-PASSING = ("identical", "as declared", "not proven")
+PASSING = ("identical", "as declared", "not proven", "as expected")
+VERDICT_FILE = "verdict.yaml"  # test/<case>/verdict.yaml: the verdict the case's run must get
 # Same thread counts everywhere, so BLAS and friends give the same bits on every machine.
 DETERMINISTIC_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                      "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"}
@@ -202,6 +207,7 @@ def run_case(registry, settings, wf, case_dir: Path, *, update: bool = False) ->
         for name, path, type_name in expand_outputs(wf.manifest.outputs, verdict.resolved_params, wf.schema):
             result.outputs.append(_compare_output(wf, case_dir, workdir, name, path, type_name, update, result))
         result.outputs += hold_declarations(wf, workdir, verdict.resolved_params, settings.registry_root)
+        result.outputs += judge_case(wf, case_dir, workdir, verdict.resolved_params)
     result.beside_inputs = _restore(beside, _snapshot(beside))
     return result
 
@@ -295,6 +301,67 @@ def _hold(decl, name: str, path: str, actual: Path, produced: bool, params: dict
                                 f"{', '.join(unresolved)} (of {len(decl.keys)} declared)")
         said.append(f"all {len(decl.keys)} declared keys resolve")
     return OutputResult(name, path, "as declared", "; ".join(said))
+
+
+def judge_case(wf, case_dir: Path, workdir: Path, params: dict) -> list[OutputResult]:
+    """The case's verdict from the outputs its run wrote, against test/<case>/verdict.yaml (or `pass` without
+    it): one result, "as expected" or "not as expected" naming each check's status and value."""
+    given = (case_dir / VERDICT_FILE).exists()
+    if not wf.manifest.evaluate and not given:
+        return []
+    path = f"test/{case_dir.name}/{VERDICT_FILE}" if given else f"no test/{case_dir.name}/{VERDICT_FILE}: pass expected"
+    expected, problem = read_expected_verdict(case_dir / VERDICT_FILE)
+    if problem:
+        return [OutputResult("verdict", path, "not as expected", problem)]
+    from snakegate.contract.evaluate import verdict
+    from snakegate.contract.output_files import OutputFile, reader
+
+    files = {name: OutputFile(workdir / decl.path, decl.type) for name, decl in wf.manifest.outputs.items()}
+    status, detail = compare_verdict(verdict(wf.manifest, params, reader(files)), expected)
+    return [OutputResult("verdict", path, status, detail)]
+
+
+def read_expected_verdict(path: Path) -> tuple[dict, str | None]:
+    """({verdict, checks}, None) from a case's verdict.yaml ({verdict: pass} when there is none), or ({}, what
+    is wrong with the file)."""
+    from ruamel.yaml import YAML, YAMLError
+
+    from snakegate.contract.evaluate import STATUSES
+
+    if not path.exists():
+        return {"verdict": "pass", "checks": {}}, None
+    fix = f"write `verdict: {'|'.join(STATUSES)}` and optionally `checks: {{<check>: pass|fail|unknown}}`"
+    try:
+        data = YAML(typ="safe", pure=True).load(path.read_text(encoding="utf-8"))
+    except (OSError, YAMLError, UnicodeDecodeError, ValueError) as exc:
+        return {}, f"{path.name} cannot be read ({type(exc).__name__}); {fix}"
+    if not isinstance(data, dict) or set(data) - {"verdict", "checks"} or data.get("verdict") not in STATUSES:
+        return {}, f"{path.name} is not a verdict; {fix}"
+    checks = data.get("checks") or {}
+    if not isinstance(checks, dict) or any(not isinstance(k, str) or v not in STATUSES for k, v in checks.items()):
+        return {}, f"{path.name}: `checks` must map check names to {', '.join(STATUSES)}; {fix}"
+    return {"verdict": data["verdict"], "checks": checks}, None
+
+
+def compare_verdict(found: dict, expected: dict) -> tuple[Status, str]:
+    """("as expected" | "not as expected", the verdict and each check as a person reads them) (pure)."""
+    by_name = {c["name"]: c for c in found["checks"]}
+    wrong = [] if found["status"] == expected["verdict"] else [f"expected {expected['verdict']}"]
+    for name, status in expected["checks"].items():
+        if name not in by_name:
+            wrong.append(f"check `{name}` is not in workflow.yaml `evaluate:`")
+        elif by_name[name]["status"] != status:
+            wrong.append(f"expected {name} {status}")
+    shown = "; ".join(_check_text(c) for c in found["checks"]) or "the workflow declares no checks"
+    if wrong:
+        return "not as expected", f"{found['status']} ({', '.join(wrong)}): {shown}"
+    return "as expected", f"{found['status']}: {shown}"
+
+
+def _check_text(check: dict) -> str:
+    if check["status"] == "unknown":
+        return f"{check['name']} unknown ({check.get('reason')})"
+    return f"{check['name']} {check['status']} ({check['value']:.6g}; needs {check['test']} {check['threshold']:.6g})"
 
 
 def _shown(when: dict) -> str:

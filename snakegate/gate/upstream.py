@@ -39,11 +39,8 @@ class Upstream:
 
 
 def compatible(param_type: str, output_type: str) -> bool:
-    """Whether a param of `param_type` can take an output of `output_type`: the same type, or two tables
-    with the same delimiter (`tsv` and `tsv-table`)."""
-    if param_type == output_type:
-        return True
+    """Whether a param of `param_type` can take an output of `output_type` (one rule, shared with the
+    registry's links: snakegate.contract.artifacts.takes)."""
     from snakegate.contract import artifacts
 
-    return (artifacts.is_table(param_type) and artifacts.is_table(output_type)
-            and artifacts.delimiter(param_type) == artifacts.delimiter(output_type))
+    return artifacts.takes(param_type, output_type)

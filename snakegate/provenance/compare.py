@@ -4,7 +4,7 @@ Everything here works from the run folders alone (prov.json, invocation.json,
 run.json and the files); nothing is written. `verify()` re-hashes every file
 prov.json recorded and the workflow folder; `diff_runs()` lists parameter,
 output-hash and JSON-value differences, and for CSV/TSV outputs the rows and cells that changed
-(tablediff.py); `output_status()` says per declared
+(tablediff.py), two plans' runs step by step; `output_status()` says per declared
 output whether two runs made the same bytes; `changed_rules()` compares two
 DAGs (plain job dicts) by rule.
 """
@@ -155,7 +155,8 @@ def verify(run_dir: Path, registry_root: Path) -> VerifyResult:
 
 # ---- outputs of two runs -------------------------------------------------------------------------
 def declared_outputs(run_dir: Path, manifest_outputs: dict | None = None) -> dict[str, dict]:
-    """Declared output name -> {path (run-relative), sha256 or None}, hashed from the files as they are now."""
+    """Declared output name -> {path (run-relative), sha256 or None}, hashed from the files as they are now (a
+    regular file inside the run folder only)."""
     run_dir = Path(run_dir)
     outputs: dict[str, str] = {}
     if manifest_outputs:
@@ -168,9 +169,12 @@ def declared_outputs(run_dir: Path, manifest_outputs: dict | None = None) -> dic
             prefix = prefix or (parts.index(run_dir.name) + 1 if run_dir.name in parts else 0)
             outputs[rec["name"]] = Path(*parts[prefix:]).as_posix()
     out = {}
+    inside = run_dir.resolve()
     for name, rel in outputs.items():
         path = run_dir / rel
-        out[name] = {"path": rel, "sha256": _sha256(path) if path.is_file() else None}
+        # a record edited to name a file outside its run folder (`../../etc/passwd`) names nothing to hash
+        mine = inside in path.resolve().parents
+        out[name] = {"path": rel, "sha256": _sha256(path) if mine and path.is_file() else None}
     return out
 
 
@@ -225,17 +229,47 @@ def diff_runs(run_a: Path, run_b: Path, outputs: tuple[dict | None, dict | None]
     outputs `table` (tablediff.compare_tables: rows added/removed/changed, the first few shown).
 
     `outputs` are the declared outputs (manifest dicts) of each run's workflow (None: read run.json);
-    `redact` holds, per run, a `params -> params` function hiding its `x-sensitive` values.
+    `redact` holds, per run, a `params -> params` function hiding its `x-sensitive` values (for a plan's run:
+    `{step: params} -> {step: params}`). Two plans' runs are compared step by step (`steps`, see _diff_plans).
     """
     inv_a = (runstore.read_json(Path(run_a) / runstore.INVOCATION_JSON).get("invocation") or {})
     inv_b = (runstore.read_json(Path(run_b) / runstore.INVOCATION_JSON).get("invocation") or {})
-    pa, pb = inv_a.get("params") or {}, inv_b.get("params") or {}
+    if is_plan_invocation(inv_a) and is_plan_invocation(inv_b):
+        return _diff_plans(Path(run_a), Path(run_b), inv_a, inv_b, redact)
+    pa, pb = _params_of(inv_a), _params_of(inv_b)
     pa = redact[0](pa) if redact[0] else pa
     pb = redact[1](pb) if redact[1] else pb
     params = leaf_changes(pa, pb)
     for change in params:
         change["path"] = f"params.{change['path']}"
     a, b = declared_outputs(run_a, outputs[0]), declared_outputs(run_b, outputs[1])
+    changed, identical = _output_changes(Path(run_a), Path(run_b), a, b)
+    return {"run_a": Path(run_a).name, "run_b": Path(run_b).name,
+            "workflow": [_workflow_of(inv_a), _workflow_of(inv_b)],
+            "version": [inv_a.get("version"), inv_b.get("version")],
+            "params": params, "outputs": changed, "identical_outputs": identical}
+
+
+def is_plan_invocation(invocation: Any) -> bool:
+    """invocation.json's `invocation` of a plan: `{plan, steps: {name: step invocation}}`."""
+    return isinstance(invocation, dict) and isinstance(invocation.get("steps"), dict) and "workflow" not in invocation
+
+
+def _params_of(invocation: dict) -> dict:
+    if is_plan_invocation(invocation):  # a plan beside one workflow: its params under each step
+        return {"steps": {n: {"params": (s or {}).get("params") or {}} for n, s in invocation["steps"].items()
+                          if isinstance(s, dict)}}
+    return invocation.get("params") or {}
+
+
+def _workflow_of(invocation: dict) -> str | None:
+    if is_plan_invocation(invocation):
+        return f"plan {invocation['plan']}" if isinstance(invocation.get("plan"), str) else "plan"
+    return invocation.get("workflow")
+
+
+def _output_changes(run_a: Path, run_b: Path, a: dict, b: dict) -> tuple[list[dict], list[str]]:
+    """(the outputs that differ, with their JSON value or table changes; the names of the identical ones)."""
     outputs = []
     for name in sorted(set(a) | set(b)):
         ra, rb = a.get(name) or {}, b.get(name) or {}
@@ -245,20 +279,61 @@ def diff_runs(run_a: Path, run_b: Path, outputs: tuple[dict | None, dict | None]
         entry = {"name": name, "path": ra.get("path") or rb.get("path"), "a": ha, "b": hb,
                  "status": "missing" if not ha or not hb else "differs"}
         if ha and hb and str(entry["path"]).endswith(".json"):
-            ja, jb = _read_json_file(Path(run_a) / ra["path"]), _read_json_file(Path(run_b) / rb["path"])
+            ja, jb = _read_json_file(run_a / ra["path"]), _read_json_file(run_b / rb["path"])
             if ja is not None and jb is not None:
                 entry["values"] = leaf_changes(ja, jb)
         elif ha and hb and str(entry["path"]).lower().endswith(TABLE_SUFFIXES):
-            table = tablediff.compare_tables(Path(run_a) / ra["path"], Path(run_b) / rb["path"])
+            table = tablediff.compare_tables(run_a / ra["path"], run_b / rb["path"])
             if table is not None:
                 entry["table"] = table
         outputs.append(entry)
-    return {"run_a": Path(run_a).name, "run_b": Path(run_b).name,
-            "workflow": [inv_a.get("workflow"), inv_b.get("workflow")],
-            "version": [inv_a.get("version"), inv_b.get("version")],
-            "params": params, "outputs": outputs,
-            "identical_outputs": sorted(n for n in set(a) & set(b)
-                                        if a[n]["sha256"] and a[n]["sha256"] == b[n]["sha256"])}
+    return outputs, sorted(n for n in set(a) & set(b) if a[n]["sha256"] and a[n]["sha256"] == b[n]["sha256"])
+
+
+def step_order(run_dir: Path, invocation: dict) -> list[str]:
+    """A plan run's steps in the order the run took them: as run.json lists their outputs, then by name."""
+    names = [str(n) for n in sorted(invocation.get("steps") or {}, key=str)]
+    listed = [o.get("step") for o in runstore.read_run(run_dir).get("outputs") or [] if isinstance(o, dict)]
+    first = [n for n in dict.fromkeys(listed) if n in names]
+    return first + [n for n in names if n not in first]
+
+
+def _diff_plans(run_a: Path, run_b: Path, inv_a: dict, inv_b: dict, redact: tuple) -> dict:
+    """Two plans' runs step by step: per step (matched by name) its workflow and version, its changed params
+    (`params.x`), its outputs that differ and those that are identical; the same changes flat as well
+    (`steps.<step>.params.x`, outputs as `<step>.<output>`), as one workflow's diff lists them."""
+    steps_a, steps_b = inv_a["steps"], inv_b["steps"]
+    pa = {n: (s or {}).get("params") or {} for n, s in steps_a.items() if isinstance(s, dict)}
+    pb = {n: (s or {}).get("params") or {} for n, s in steps_b.items() if isinstance(s, dict)}
+    pa = redact[0](pa) if redact[0] else pa
+    pb = redact[1](pb) if redact[1] else pb
+    oa, ob = declared_outputs(run_a), declared_outputs(run_b)
+    order = step_order(run_a, inv_a)
+    order += [n for n in step_order(run_b, inv_b) if n not in order]
+    steps, flat_params, flat_outputs, flat_identical = [], [], [], []
+    for name in order:
+        sa, sb = steps_a.get(name), steps_b.get(name)
+        sa, sb = sa if isinstance(sa, dict) else None, sb if isinstance(sb, dict) else None
+        params = leaf_changes(pa.get(name) or {}, pb.get(name) or {}) if sa and sb else []
+        for change in params:
+            change["path"] = f"params.{change['path']}"
+        mine = {side: {k.split(".", 1)[1]: v for k, v in outs.items() if k.split(".", 1)[0] == name and "." in k}
+                for side, outs in (("a", oa), ("b", ob))}
+        changed, identical = _output_changes(run_a, run_b, mine["a"], mine["b"])
+        workflows = [(sa or {}).get("workflow"), (sb or {}).get("workflow")]
+        versions = [(sa or {}).get("version"), (sb or {}).get("version")]
+        status = "added" if sa is None else "removed" if sb is None else \
+            "changed" if params or changed or workflows[0] != workflows[1] or versions[0] != versions[1] \
+            else "identical"
+        steps.append({"name": name, "status": status, "workflow": workflows, "version": versions,
+                      "params": params, "outputs": changed, "identical_outputs": identical})
+        flat_params += [{**c, "path": f"steps.{name}.{c['path']}"} for c in params]
+        flat_outputs += [{**o, "name": f"{name}.{o['name']}"} for o in changed]
+        flat_identical += [f"{name}.{n}" for n in identical]
+    return {"run_a": run_a.name, "run_b": run_b.name, "kind": "plan",
+            "plan": [inv_a.get("plan"), inv_b.get("plan")],
+            "workflow": [_workflow_of(inv_a), _workflow_of(inv_b)], "version": [None, None],
+            "steps": steps, "params": flat_params, "outputs": flat_outputs, "identical_outputs": flat_identical}
 
 
 # ---- fork planning -------------------------------------------------------------------------------

@@ -249,6 +249,9 @@ class RunContext:
         record = runstore.update_run(self.run_dir, **hidden.data(fields))
         if status == "failed" and record.get("failure"):
             _say_failure(self.run_id, self.run_dir, record["failure"])
+        from snakegate.run import verdict
+
+        verdict.record(self.run_dir)  # before the PROV record, which carries it, and the seal, which covers it
         record_provenance(self, log_path, record["status"])
         runstore.update_run(self.run_dir, stage="finished")
         runstore.drop_reserve(self.run_dir)

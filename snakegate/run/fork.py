@@ -44,11 +44,12 @@ class ForkPlan:
     result: GateResult             # the fork's gate result (ok)
     changes: dict[str, Any]        # dotted param name -> value
     changed_rules: list[str]       # rules whose jobs differ from the parent's
+    recorded_changes: dict[str, Any] | None = None  # `changes` with x-sensitive values as their keyed hash
 
     def record(self) -> dict:
         """What the fork's run.json records about its parent."""
         return {"parent_run": self.parent.name, "parent_invocation_id": self.parent_invocation_id,
-                "fork_changes": self.changes}
+                "fork_changes": self.recorded_changes if self.recorded_changes is not None else self.changes}
 
 
 def parent_invocation(run_dir: Path) -> dict:
@@ -139,7 +140,26 @@ def _fork_plan(registry: Registry, settings: Settings, parent: Path, base: dict,
                           f"repeat it; use `snakegate rerun {parent.name}` for that", "no_change")
     record = {**changes, **{f"{n}.workflow": w for n, w in steps.items()}}
     return ForkPlan(parent=parent, parent_invocation_id=parent_inv, invocation=plan, result=result,
-                    changes=record, changed_rules=changed)
+                    changes=record, changed_rules=changed,
+                    recorded_changes=_hidden(record, {"type": "object", "properties": {
+                        n: pinned.get(result.steps[n].workflow).schema for n in result.order}}, settings))
+
+
+def _hidden(changes: dict[str, Any], schema: dict, settings: Settings) -> dict[str, Any]:
+    """The changes as run.json records them from its first byte: an x-sensitive value as its keyed hash."""
+    from snakegate.provenance import secrets
+
+    out = {}
+    for name, value in changes.items():
+        nested: dict = {}
+        apply_change(nested, name.removeprefix("params.").split("."), value)
+        if secrets.sensitive_values(schema, nested):
+            nested, _ = secrets.redact(schema, nested, secrets.registry_key(settings.registry_root))
+            for part in name.removeprefix("params.").split("."):
+                nested = nested[part]
+            value = nested
+        out[name] = value
+    return out
 
 
 def _dag_jobs(dag) -> list[dict]:
@@ -199,4 +219,5 @@ def plan_fork(registry: Registry, settings: Settings, parent: Path, changes: dic
         raise ForkRefused(f"{_shown(changes)} changes no job of run {parent.name}: the fork would repeat it; "
                           f"use `snakegate rerun {parent.name}` for that", "no_change")
     return ForkPlan(parent=parent, parent_invocation_id=parent_inv, invocation=invocation, result=result,
-                    changes=dict(changes), changed_rules=list(changed))
+                    changes=dict(changes), changed_rules=list(changed),
+                    recorded_changes=_hidden(changes, wf.schema, settings))

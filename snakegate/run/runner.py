@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from snakegate.run import pinning, reuse, stage
+from snakegate.run import pinning, reuse, stage, verdict
 from snakegate.run.entry import explicit_config, invocation_record, missing_outputs, reuse_fields, strip_prefix, MODULE_PREFIX
 from snakegate.errors import ExitCode, UserError
 from snakegate.gate.prove import gate
@@ -119,13 +119,14 @@ def _unique_run_dir(settings: Settings, invocation_id: str) -> tuple[str, Path]:
 def execute(registry: Registry, settings: Settings, invocation: dict, options: RunOptions,
             on_progress: Callable[[dict], None] | None = None, echo: Callable[[str], None] | None = None,
             extra_record: dict | None = None, cancel: threading.Event | None = None,
-            pinned_from: Path | None = None) -> RunOutcome:
+            pinned_from: Path | None = None, approved_invocation_id: str | None = None) -> RunOutcome:
     """Gate, then run. Raises GateRejected (a UserError) when the gate refuses; nothing is left then.
 
     Setting `cancel` (from another thread, e.g. the chat's cancel key) stops the run as SIGINT to the front
     end does: Snakemake is signalled, stops its jobs, and the run is recorded `cancelled`.
     `pinned_from`: a recorded run whose workflow copy the invocation is gated against and run with
-    (rerun, fork), whatever the registry holds now."""
+    (rerun, fork), whatever the registry holds now. `approved_invocation_id`: the invocation a person approved
+    ahead (a refinement's point); any other is refused here, before a run folder exists (NotApproved)."""
     if pinned_from is None and options.seed_from is not None:
         pinned_from = options.seed_from  # a fork runs its parent's code, whoever starts it (CLI, chat)
     if pinned_from is not None:
@@ -152,6 +153,9 @@ def execute(registry: Registry, settings: Settings, invocation: dict, options: R
     result = _gate(registry, invocation, settings, check_dag=False)
     if not result.ok:
         raise GateRejected(result)
+    if approved_invocation_id is not None and result.invocation_id != approved_invocation_id:
+        raise NotApproved(f"the gate proves invocation {result.invocation_id[:12]}, not the approved "
+                          f"{approved_invocation_id[:12]}; nothing was run")
     run_dir = None
     try:
         settings.runs_dir.mkdir(parents=True, exist_ok=True)
@@ -188,6 +192,13 @@ def execute(registry: Registry, settings: Settings, invocation: dict, options: R
         pinning.remove_tree(run_dir)  # no job ran: a refusal leaves nothing, as before a run
         raise GateRejected(refusal)
     return outcome
+
+
+class NotApproved(UserError):
+    """The gated invocation is not the one approved ahead: nothing runs."""
+
+    def __init__(self, message: str):
+        super().__init__(message, ExitCode.INVALID)
 
 
 class RecordUnwritable(UserError):
@@ -458,6 +469,8 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, sta
         # stage is still `provenance`
         record = runstore.update_run(run_dir, exit_code=exit_code)
         if record.get("stage") != "finished" or not (run_dir / runstore.PROV_JSON).exists():
+            if "verdict" not in record:  # Snakemake stopped between the run's status and its verdict
+                verdict.record(run_dir)
             _record_provenance_after(wf, settings, run_dir, result, record["status"])
             runstore.update_run(run_dir, stage="finished")
         seal.seal_finished(run_dir, settings.registry_root)  # again: the exit code came after the handlers' seal
@@ -494,6 +507,7 @@ def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, sta
         fields["error"] = record.get("error") or runrecord.last_words(log_text)
     runrecord.drop_empty_stderr(run_dir)
     record = runstore.update_run(run_dir, **hidden.data(fields))
+    verdict.record(run_dir)
     _record_provenance_after(wf, settings, run_dir, result, status)
     runstore.update_run(run_dir, stage="finished")
     runstore.drop_reserve(run_dir)

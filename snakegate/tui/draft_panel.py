@@ -1,9 +1,11 @@
 """The draft panel: the draft's state, the approve key, masked fields for sensitive params, the params.
 
 Owns presentation only. The app decides what can be approved and mints the
-Approval; this widget is told what to show, on the UI thread. Its first lines
-(state, workflow, approve button) stay in view at 80x24; the params scroll
-below them. Values are shown masked where the contract marks them
+Approval; this widget is told what to show, on the UI thread. A bounded refinement
+takes the draft's place (`show_refinement`): its rule, budget, every point and the
+check's advice, approved with the same key. Its first lines
+(state, workflow — for a plan its steps and the edges between them — and the
+approve button) stay in view at 80x24; the params scroll below them. Values are shown masked where the contract marks them
 `x-sensitive`, and a sensitive param is typed into a password field here,
 never into the chat: submitting it posts `SensitiveEntered` for the app to
 hand to the conversation out of band (a value typed into the chat for one is
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -54,23 +57,50 @@ class DraftPanel(Vertical):
 
     # ---- the draft ------------------------------------------------------------------------------------------
 
-    def show_draft(self, draft, schema: dict | None, root: Path, fork_note: str | None = None) -> None:
-        """A new draft replaces the previous one on screen (the controller already replaced it)."""
-        summary = f"{draft.workflow} {draft.version}\ninvocation {present.short_id(draft.invocation_id)}"
-        self.query_one("#draft-summary", Static).update(summary + (f"\n{fork_note}" if fork_note else ""))
-        grid = Table.grid(padding=(0, 1))
-        grid.add_column(style="bold", no_wrap=True)
-        grid.add_column(overflow="fold")
+    def show_draft(self, draft, schema: dict | None, root: Path, fork_note: str | None = None,
+                   schema_of=None) -> None:
+        """A new draft replaces the previous one on screen (the controller already replaced it). A plan
+        shows its steps and edges first, then each step's params (`schema_of(workflow id)` gives each
+        step's contract, for masking)."""
         # a community workflow may paste a free-text param into a shell command: its value is marked (the
         # workflow is parsed once per version, never run)
         from snakegate.check.shellquote import exposed_in_folder
 
-        exposed = exposed_in_folder(root / "workflows" / draft.workflow, schema)
-        for name, shown in present.param_lines(schema, draft.params, exposed):
-            grid.add_row(Text(name), Text(shown))
-        self.query_one("#draft-params", Static).update(grid)
+        def exposed_of(workflow: str, contract: dict | None) -> frozenset[str]:
+            return exposed_in_folder(root / "workflows" / workflow, contract)
+
+        if getattr(draft, "plan", None) is not None:
+            self.query_one("#draft-summary", Static).update(present.plan_summary(draft))
+            parts: list = []  # per step: its heading on a line of its own (never folded), then its params
+            for name, shown, heading in present.plan_param_rows(draft.plan, schema_of or (lambda _wf: None),
+                                                                exposed_of):
+                if heading:
+                    grid = _params_grid()
+                    parts += [Text(f"{name}: {shown}", style="bold underline"), grid]
+                else:
+                    grid.add_row(Text(name), Text(shown))
+            self.query_one("#draft-params", Static).update(Group(*parts))
+        else:
+            summary = f"{draft.workflow} {draft.version}\ninvocation {present.short_id(draft.invocation_id)}"
+            self.query_one("#draft-summary", Static).update(summary + (f"\n{fork_note}" if fork_note else ""))
+            grid = _params_grid()
+            for name, shown in present.param_lines(schema, draft.params, exposed_of(draft.workflow, schema)):
+                grid.add_row(Text(name), Text(shown))
+            self.query_one("#draft-params", Static).update(grid)
         self.query_one("#draft-config", Static).update(
             f"config: {present.relative(draft.config_path, root)}\n(also runs with snakemake --configfile)")
+        self.query_one("#draft-body").scroll_home(animate=False)
+
+    def show_refinement(self, lines: list[str] | tuple[str, ...], budget: int) -> None:
+        """A refinement replaces the draft on screen: its rule and budget first (in view at 80x24), then every
+        point, what was left out and the check's advice (snakegate.refine.text.proposal_lines' words)."""
+        head, *rest = list(lines) or [""]
+        self.query_one("#draft-summary", Static).update(head.replace("refinement of run", "Refinement of run", 1))
+        self.query_one("#draft-params", Static).update(Text("\n".join(line.removeprefix("  ") for line in rest)))
+        points = sum(1 for line in rest if line.lstrip()[:1].isdigit())
+        self.query_one("#draft-config", Static).update(
+            f"One approval runs up to {min(budget, points)} of these {points} point(s), each a fork of the run "
+            "before it; nothing else can run.")
         self.query_one("#draft-body").scroll_home(animate=False)
 
     def clear_draft(self, text: str = NO_DRAFT) -> None:
@@ -116,6 +146,14 @@ class DraftPanel(Vertical):
             if field.param == param:
                 field.value = ""
                 field.placeholder = f"set {present.MASK}"
+
+
+def _params_grid() -> Table:
+    """Names in bold, never wrapped; values folded to the panel's width."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column(overflow="fold")
+    return grid
 
 
 class SecretInput(Input):

@@ -3,7 +3,8 @@
 Nothing here touches a widget, writes anything or calls the network, so the
 wording is easy to test and the widgets stay thin. Sensitive param values
 never reach a returned string: they are masked through the contract
-(`x-sensitive`) before they are formatted. Runs are worded in present_runs.py.
+(`x-sensitive`) before they are formatted. A plan draft reads as its steps and
+the edges between them (`plan_summary`, `plan_param_rows`). Runs are worded in present_runs.py.
 (The redaction helpers are imported when first needed: the first screen
 paints before the registry and its schema libraries are loaded.)
 """
@@ -28,6 +29,7 @@ DRAFT_STATUS = {
     "running": "▶ Running · approved by {who}",
     "used": "◆ Used · its run {status}",
     "withdrawn": "Withdrawn · {reason}",
+    "refined": "◆ Ran · refinement {ended}",
 }
 
 
@@ -64,6 +66,45 @@ def param_lines(schema: dict | None, params: dict, exposed: frozenset[str] = fro
     shown = redact_params(schema, params) if schema is not None else {k: PLACEHOLDER for k in params}
     return [(name, _value_text(value) + (f"  {SHELL_MARK}" if name in exposed and unsafe_for_shell(params.get(name))
                                          else "")) for name, value in shown.items()]
+
+
+def plan_summary(draft) -> str:
+    """A plan draft's first lines on the panel (they stay in view at 80x24): its title and step count, the
+    invocation, then each step's workflow and every edge, `param ← step.output` (short enough for the
+    panel's narrowest width; versions and values follow in the params below)."""
+    from snakegate.agent.drafts import plan_lines
+
+    n = len(draft.plan.steps)
+    head = f"{draft.workflow} · {n} step{'s' if n != 1 else ''}\ninvocation {short_id(draft.invocation_id)}"
+    return "\n".join([head, *plan_lines(draft.plan, versions=False)])
+
+
+def plan_param_rows(plan, schema_of, exposed_of=lambda wf_id, schema: frozenset()) -> list[tuple[str, str, bool]]:
+    """(name, shown value, is a step's heading) for every step of a plan and each of its params, in run
+    order: a value taken from another step as `← step.output`, every `x-sensitive` value masked (all of a
+    step's values when its workflow's contract cannot be read: fail closed), a value reaching a shell
+    command unquoted marked as in param_lines."""
+    rows = []
+    for step in plan.steps:
+        rows.append((step.name, f"{step.workflow} {step.version}", True))
+        schema = schema_of(step.workflow)
+        edges = {param: f"← {source}.{output}" for param, source, output in step.takes}
+        shown = param_lines(schema, {k: v for k, v in step.params.items() if k not in edges},
+                            exposed_of(step.workflow, schema))
+        values = dict(shown)
+        rows += [(f"  {name}", edges[name] if name in edges else values[name], False) for name in step.params
+                 if name in edges or name in values]
+    return rows
+
+
+def draft_secrets(draft, schema_of) -> list[str]:
+    """The text of every sensitive value of a draft (each step's, for a plan), longest first."""
+    if getattr(draft, "plan", None) is None:
+        return secrets_in(schema_of(draft.workflow), draft.params)
+    from snakegate.agent.redact import secret_strings
+
+    found = [v for step in draft.plan.steps for v in secrets_in(schema_of(step.workflow), step.params)]
+    return secret_strings(found)
 
 
 def secrets_in(schema: dict | None, params: dict) -> list[str]:

@@ -7,7 +7,9 @@ thread (reading prov.json of a big run takes a moment). Sensitive params are
 masked through the workflow's contract before they leave this module; a run
 whose workflow is gone from the registry has every param masked. A damaged
 record (not a regular file, too big, not JSON, a field of the wrong kind) is
-listed as `unreadable` with the reason, never read unbounded.
+listed as `unreadable` with the reason, never read unbounded. A plan's run is read
+as a plan (snakegate.views.plan): its steps, edges, and params as `step.param` by
+each step's contract.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ class RunFacts:
     explained: dict = field(default_factory=dict)   # the agent's explain_run result (failure, key numbers)
     git: list[tuple[str, str]] = field(default_factory=list)  # (label, SHA) from the PROV record
     prov_note: str | None = None                    # why there are no git facts
+    steps: list[tuple[str, str]] = field(default_factory=list)  # a plan's run: (step, "workflow version")
+    edges: list[str] = field(default_factory=list)  # a plan's run: "bench.dataset ← clean.cleaned"
 
 
 def list_runs(runs_dir: Path) -> list[dict]:
@@ -50,6 +54,7 @@ def run_facts(registry, settings, run_dir: Path) -> RunFacts:
     from snakegate.provenance import compare, runstore
     from snakegate.provenance.origin import read_origin
     from snakegate.views.facts import pins
+    from snakegate.views.plan import read as read_plan, with_arrows
     from snakegate.tui.present import param_lines
 
     record, problem = runstore.load_run(run_dir)
@@ -57,15 +62,24 @@ def run_facts(registry, settings, run_dir: Path) -> RunFacts:
         record = {"status": runstore.UNREADABLE, "unreadable": problem}
     record.setdefault("run_id", run_dir.name)
     invocation = runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}
-    params = param_lines(_schema_of(registry, record.get("workflow") or invocation.get("workflow")),
-                         invocation.get("params") or {})
+    plan = read_plan(run_dir, registry, record) if record.get("status") != runstore.UNREADABLE else None
+    if plan is not None:  # each step's params by its own contract, as `step.param`
+        params = [(f"{step.name}.{name}", value) for step in plan.steps
+                  for name, value in param_lines(step.schema, with_arrows(step.params))]
+    else:
+        params = param_lines(_schema_of(registry, record.get("workflow") or invocation.get("workflow")),
+                             invocation.get("params") or {})
     git, note = [], None
     try:
         git = pins(compare.load_prov(run_dir))
+        if plan is not None:  # one `workflow content hash` would be one step's: the plan's pins are its own
+            git = [(label, sha) for label, sha in git if label == "registry commit"]
     except compare.ProvMissing as exc:
         note = str(exc)
     return RunFacts(run_dir=run_dir, record=record, params=params, origin=read_origin(run_dir), git=git,
-                    prov_note=note, explained=explain(registry, settings, run_dir))
+                    prov_note=note, explained=explain(registry, settings, run_dir),
+                    steps=[(s.name, s.label) for s in plan.steps] if plan is not None else [],
+                    edges=[e.text for e in plan.edges] if plan is not None else [])
 
 
 def explain(registry, settings, run_dir: Path) -> dict:
@@ -79,8 +93,11 @@ def explain(registry, settings, run_dir: Path) -> dict:
 
 def diff(registry, registry_root: Path, run_a: Path, run_b: Path) -> dict:
     """provenance.compare.diff_runs with each run's declared outputs and its sensitive params hidden as
-    `snakegate diff` hides them: by their keyed hash, so a changed secret still shows as changed."""
+    `snakegate diff` hides them (by their keyed hash, so a changed secret still shows as changed), and the two
+    verdicts check by check (`verdict`, snakegate.views.verdict.changes)."""
     from snakegate.provenance import compare, runstore, secrets
+
+    from snakegate.views.plan import read as read_plan
 
     def workflow(run_dir):
         wf_id = runstore.read_run(run_dir).get("workflow")
@@ -89,12 +106,21 @@ def diff(registry, registry_root: Path, run_a: Path, run_b: Path) -> dict:
     def outputs(wf):
         return {name: o.model_dump() for name, o in wf.manifest.outputs.items()} if wf else None
 
-    def redactor(wf):
+    def redactor(run_dir, wf):
         key = secrets.registry_key(registry_root)
-        if wf is None:  # the workflow is gone: nothing can be proven safe to show
+        plan = read_plan(run_dir, registry)
+        schema = plan.scope()[0] if plan is not None else wf.schema if wf is not None else None  # a plan: {step: ...}
+        if schema is None:  # the workflow is gone: nothing can be proven safe to show
             return lambda params: {k: v if secrets.is_keyed_hash(v) else secrets.keyed_hash(key, v)
                                    for k, v in params.items()}
-        return lambda params: secrets.redact(wf.schema, params, key)[0]
+        return lambda params: secrets.redact(schema, params, key)[0]
 
     wa, wb = workflow(run_a), workflow(run_b)
-    return compare.diff_runs(run_a, run_b, (outputs(wa), outputs(wb)), redact=(redactor(wa), redactor(wb)))
+    result = compare.diff_runs(run_a, run_b, (outputs(wa), outputs(wb)),
+                               redact=(redactor(run_a, wa), redactor(run_b, wb)))
+    from snakegate.views.verdict import changes
+
+    verdict = changes(runstore.read_run(run_a), runstore.read_run(run_b))
+    if verdict is not None:  # each check A -> B, as `snakegate diff` shows it
+        result["verdict"] = verdict
+    return result

@@ -161,6 +161,32 @@ def key_numbers(record: dict, run_dir: Path) -> dict:
     return out
 
 
+def changed_numbers(record: dict, run_dir: Path, limit: int = KEY_NUMBERS) -> list[dict]:
+    """A fork's key numbers that differ from its parent's: [{output, key, parent, value}] over the JSON outputs
+    run.json lists, the shallowest keys first (a value only one run has is None in the other); [] for a run
+    that is no fork, or whose parent is not a run folder beside it."""
+    parent = record.get("parent_run")
+    if not isinstance(parent, str) or not runstore.is_safe_run_id(parent):
+        return []
+    parent_dir = Path(run_dir).parent / parent
+    if not parent_dir.is_dir():
+        return []
+    out: list[dict] = []
+    for o in record.get("outputs") or []:
+        rel = str(o.get("path") or "") if isinstance(o, dict) else ""
+        if not rel.endswith(".json"):
+            continue
+        inside = rel.split(f"{Path(run_dir).name}/", 1)[-1]
+        mine, theirs = (read_json_head(base / inside) for base in (Path(run_dir), parent_dir))
+        if mine is None or theirs is None:
+            continue
+        now, before = numeric_leaves(mine), numeric_leaves(theirs)
+        keys = list(now) + [k for k in before if k not in now]
+        out += [{"output": o.get("name") or rel, "key": k, "parent": before.get(k), "value": now.get(k)}
+                for k in keys if now.get(k) != before.get(k)]
+    return sorted(out, key=lambda c: c["key"].count(".") + c["key"].count("["))[:limit]
+
+
 def diagnostics(run_dir: Path) -> dict:
     """Any diagnostics.json the workflow wrote (the first three), whole when short, else its numbers."""
     out = {}
@@ -265,21 +291,41 @@ def value_text(value: Any, nested: bool = False) -> str:
     return str(value)
 
 
+def plan_config_params(run_dir: Path) -> dict[str, dict]:
+    """{step: params} of runs/<id>/config.yaml, what Snakemake got (plain sensitive values, absolute input
+    paths): only to find the values to scrub from free text. {} when it cannot be read."""
+    try:
+        from ruamel.yaml import YAML
+        text = runstore.read_record(Path(run_dir) / runstore.CONFIG_YAML).decode("utf-8")  # bounded, regular only
+        data = YAML(typ="safe", pure=True).load(text)
+    except Exception:  # noqa: BLE001 - unreadable or missing: invocation.json's keyed hashes are all there is
+        return {}
+    steps = data.get("steps") if isinstance(data, dict) else None
+    return {str(n): s["params"] for n, s in (steps or {}).items()
+            if isinstance(s, dict) and isinstance(s.get("params"), dict)} if isinstance(steps, dict) else {}
+
+
 class Scrubber:
     """Replaces a run's sensitive values in free text (errors, log lines) by MASK.
 
     Built from the run's config.yaml (the one file with the plain values) and its contract; it keeps the
     values in memory only."""
 
-    def __init__(self, run_dir: Path, schema: dict | None):
+    def __init__(self, run_dir: Path, schema: dict | None, plan=None):
+        """`plan` (views.plan.PlanView): a plan's run, whose values sit under each step, by each step's contract."""
         from snakegate.provenance.capture import run_config_params
-        params = run_config_params(run_dir) or {}
-        invocation = runstore.read_json(Path(run_dir) / runstore.INVOCATION_JSON).get("invocation") or {}
+        if plan is not None:
+            schema, recorded = plan.scope()
+            params = plan_config_params(run_dir)
+        else:
+            params = run_config_params(run_dir) or {}
+            recorded = (runstore.read_json(Path(run_dir) / runstore.INVOCATION_JSON).get("invocation") or {}) \
+                .get("params") or {}
         if schema is None:  # unknown contract: every param value counts as sensitive
             values = list(params.values())
         else:
             values = [*secrets.sensitive_values(schema, params).values(),
-                      *secrets.sensitive_values(schema, invocation.get("params") or {}).values()]
+                      *secrets.sensitive_values(schema, recorded).values()]
         self.secrets = secrets.secret_strings(values)
 
     def __call__(self, value: Any) -> Any:
@@ -382,6 +428,18 @@ def parent_of(record: dict, schema: dict | None) -> dict | None:
     if record.get("rerun_of"):
         return {"kind": "rerun", "run_id": record["rerun_of"], "changes": []}
     return None
+
+
+def refinement_of(record: dict) -> str | None:
+    """'refinement <id>, point k of n' for a run a bounded refinement started (run.json `refinement`, which
+    snakegate.refine.loop writes); None for any other run."""
+    found = record.get("refinement")
+    if not isinstance(found, dict) or not isinstance(found.get("id"), str):
+        return None
+    point, points = found.get("point"), found.get("points")
+    where = f", point {point} of {points}" if all(isinstance(n, int) and not isinstance(n, bool)
+                                                  for n in (point, points)) else ""
+    return f"refinement {cut_line(found['id'], 80)}{where}"
 
 
 def sensitive_name(schema: dict | None, name: str) -> bool:

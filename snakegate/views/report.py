@@ -1,13 +1,22 @@
 """`snakegate report`: one self-contained HTML page for a run, like a lab notebook's page.
 
-`build()` gathers what the run folder says (snakegate.views.facts: status and times, who proposed and
-approved it, the SHAs that pin it, params with sensitive values masked, every declared output with its
-sha256 and a preview — PNG/SVG inline, key numbers of JSON, the first rows of tables —, the job
-timeline from the PROV record, and for a failure the rule, the real error and the log's tail) into plain
-data; `render()` fills templates/report.html.j2 through Jinja2 with autoescaping, so every recorded text
-is escaped. The page loads nothing: images are data URIs and a Content-Security-Policy forbids any
-other source. No wall-clock time is written into the page: the same run gives the same bytes.
+`build()` gathers what the run folder says (snakegate.views.facts: status and times, its verdict — each check's
+measured value against its threshold, for a failing one what it means and the params to look at —, who
+proposed and approved it, the SHAs that pin it, the refinement it belongs to, params with sensitive values
+masked, every declared output with its sha256 and a preview — PNG/SVG inline, key numbers of JSON, the first
+rows of tables —, the job timeline from the PROV record, and for a failure the rule, the real error and the
+log's tail) into plain data; `render()` fills templates/report.html.j2 through Jinja2 with autoescaping, so
+every recorded text is escaped. The page loads nothing: images are data URIs and a Content-Security-Policy
+forbids any other source. No wall-clock time is written into the page: the same run gives the same bytes.
 `write()` never replaces a file that is not a report of the same run unless asked to.
+
+A plan's run (snakegate.views.plan) is one page for the plan: its label, its invocation id and the edges
+between its steps, then a section per step with that step's params (by its own contract), its outputs and its
+jobs in the timeline (offsets from the plan's first job); the pins name no single workflow's hash (each step's
+is in its section).
+
+A record that does not prove itself (snakegate.views.proof, as `snakegate verify` checks it) is said at the top
+of the page, naming what failed.
 
 The page keeps to a budget whatever the run wrote: an image is embedded only up to IMAGE_BYTES, and all
 images together up to IMAGES_BYTES; at most PREVIEWS outputs get a preview; a text output is read only
@@ -26,6 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from snakegate.views import facts
+from snakegate.views.proof import record_check, warning
+from snakegate.views.verdict import report_rows as verdict_rows
+from snakegate.views.plan import own_name, read as read_plan, step_of_rule, with_arrows
 from snakegate.provenance import compare, runstore
 
 REPORT_NAME = "report.html"
@@ -55,9 +67,10 @@ def build(registry, settings, run_dir: Path, dest: Path | None = None) -> dict:
     run_dir = Path(run_dir)
     registry_root = settings.registry_root
     record, note = facts.current_record(settings, run_dir)
-    wf = facts.workflow_of(registry, run_dir)
-    schema = wf.schema if wf is not None else None
-    scrub = facts.Scrubber(run_dir, schema)
+    plan = read_plan(run_dir, registry, record)
+    wf = facts.workflow_of(registry, run_dir) if plan is None else None
+    schema = plan.scope()[0] if plan is not None else wf.schema if wf is not None else None
+    scrub = facts.Scrubber(run_dir, schema, plan)
     invocation = runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}
     try:
         prov, prov_note = compare.load_prov(run_dir), None
@@ -65,25 +78,53 @@ def build(registry, settings, run_dir: Path, dest: Path | None = None) -> dict:
         prov, prov_note = {}, str(exc)
     status = str(record.get("status") or "unknown")
     origin = facts.origin_of(record, run_dir, prov)
+    descriptions = {n: o.description for n, o in wf.manifest.outputs.items()} if wf is not None else \
+        {f"{s.name}.{n}": d for s in plan.steps for n, d in s.outputs.items()} if plan is not None else {}
     data: dict[str, Any] = {
         "run_id": record["run_id"], "status": status, "note": note,
         "workflow": record.get("workflow") or invocation.get("workflow") or "unknown",
         "version": record.get("version") or invocation.get("version") or "",
-        "title": wf.manifest.title if wf is not None else None,
+        "title": wf.manifest.title if wf is not None else plan.title if plan is not None else None,
         "description": wf.manifest.description if wf is not None else None,
         "times": _times(record),
         "origin": origin,
-        "pins": _pins(record, invocation, prov),
+        "pins": _pins(record, invocation, prov, plan),
         "prov_note": prov_note,
         "parent": _parent(record, run_dir, schema, dest),
-        "params": _params(schema, invocation.get("params") or {}),
-        **_outputs(record, run_dir, wf, prov, scrub),
+        "params": _params(schema, invocation.get("params") or {}) if plan is None else [],
+        **_outputs(record, run_dir, wf, prov, scrub, descriptions),
         "problem": scrub(_problem(record, run_dir, registry_root, status)),
         "timeline": _timeline(prov, scrub),
         "diagnostics": scrub(facts.diagnostics(run_dir)),
         "folder": facts.relative_to(run_dir, registry_root),
     }
+    data["plan"] = _plan(plan, data["outputs"], data["timeline"], record) if plan is not None else None
+    data["verdict"] = verdict_rows(record)
+    data["refinement"] = facts.refinement_of(record)
+    data["proof"] = warning(record_check(run_dir, registry_root), record["run_id"]) if status != "running" else None
     return data
+
+
+def _plan(plan, outputs: list[dict], timeline: dict, record: dict) -> dict:
+    """A plan's run on its page: the plan (label, invocation id, edges) and a section per step with its
+    params, its outputs (already previewed within the page's one budget) and its jobs in the timeline; what
+    no step claims is listed after them."""
+    steps, claimed_outputs, claimed_jobs = [], set(), set()
+    for step in plan.steps:
+        mine = [dict(o, short=own_name(o["name"], step.name)) for o in outputs if o.get("step") == step.name]
+        jobs = [dict(j, short=own_name(j["rule"], step.name)) for j in timeline["jobs"] if j.get("step") == step.name]
+        claimed_outputs.update(o["name"] for o in mine)
+        claimed_jobs.update(id(j) for j in timeline["jobs"] if j.get("step") == step.name)
+        steps.append({"name": step.name, "workflow": step.workflow or "unknown", "version": step.version or "",
+                      "title": step.title, "description": step.description, "content_hash": step.workflow_hash,
+                      "takes": [e.text for e in step.takes],
+                      "feeds": [e.text for e in plan.edges if e.source == step.name],
+                      "params": _params(step.schema, step.params, arrows=True), "outputs": mine, "jobs": jobs,
+                      "reused": sum(1 for r in record.get("reused") or []
+                                    if isinstance(r, dict) and step_of_rule(r.get("rule")) == step.name)})
+    return {"label": plan.label, "invocation_id": plan.invocation_id, "edges": [e.text for e in plan.edges],
+            "steps": steps, "other_outputs": [o for o in outputs if o["name"] not in claimed_outputs],
+            "other_jobs": [j for j in timeline["jobs"] if id(j) not in claimed_jobs]}
 
 
 def _times(record: dict) -> list[tuple[str, str]]:
@@ -97,11 +138,17 @@ def _times(record: dict) -> list[tuple[str, str]]:
     return [(k, str(v)) for k, v in rows if v not in (None, "")]
 
 
-def _pins(record: dict, invocation: dict, prov: dict) -> list[tuple[str, str]]:
+def _pins(record: dict, invocation: dict, prov: dict, plan=None) -> list[tuple[str, str]]:
+    """What pins the run. A plan's: its invocation id and the registry commit; each step's workflow content
+    hash is in its own section (one `workflow content hash` for the page would be one step's)."""
     from snakegate.provenance.rocrate.from_prov import engine_version
 
-    rows = [("invocation id", record.get("invocation_id") or invocation.get("invocation_id"))]
-    rows += facts.pins(prov)
+    if plan is not None:
+        rows = [("plan invocation id", plan.invocation_id or record.get("invocation_id"))]
+        rows += [(label, sha) for label, sha in facts.pins(prov) if label == "registry commit"]
+    else:
+        rows = [("invocation id", record.get("invocation_id") or invocation.get("invocation_id"))]
+        rows += facts.pins(prov)
     dirty = facts.registry_dirty(prov)
     if dirty:
         rows.append(("registry state", "uncommitted changes when the run was recorded"))
@@ -125,13 +172,16 @@ def _parent(record: dict, run_dir: Path, schema: dict | None, dest: Path | None)
     return parent
 
 
-def _params(schema: dict | None, params: dict) -> list[dict]:
+def _params(schema: dict | None, params: dict, arrows: bool = False) -> list[dict]:
+    """The params table's rows, sensitive values masked; with `arrows` (a plan's step) an input taken from
+    another step reads `← clean.cleaned`."""
     shown = facts.masked_params(schema, params)
     props = (schema or {}).get("properties") or {}
     rows = []
     for name, value in shown.items():
         sub = props.get(name) or {}
-        rows.append({"name": name, "value": facts.value_text(value), "masked": value == facts.MASK,
+        rows.append({"name": name, "value": facts.value_text(with_arrows(value) if arrows else value),
+                     "masked": value == facts.MASK,
                      "default": "default" in sub and sub.get("default") == params.get(name),
                      "description": sub.get("description") or ""})
     return rows
@@ -155,15 +205,15 @@ def _recorded(prov: dict) -> dict[str, str]:
     return out
 
 
-def _declared(record: dict, wf) -> list[dict]:
+def _declared(record: dict, wf, descriptions: dict) -> list[dict]:
     """{name, path (run-relative), type, description} of every declared output: run.json's list (paths
-    already expanded), else the manifest's."""
-    descriptions = {n: o.description for n, o in wf.manifest.outputs.items()} if wf is not None else {}
+    already expanded; a plan's name its step), else the manifest's."""
     listed = [o for o in record.get("outputs") or [] if isinstance(o, dict) and o.get("path")]
     if listed:
         run_id = record.get("run_id")
         return [{"name": o.get("name"), "type": o.get("type"), "description": descriptions.get(o.get("name")),
-                 "path": str(o["path"]).split(f"{run_id}/", 1)[-1]} for o in listed]
+                 "path": str(o["path"]).split(f"{run_id}/", 1)[-1],
+                 **({"step": o["step"]} if isinstance(o.get("step"), str) else {})} for o in listed]
     if wf is None:
         return []
     return [{"name": n, "type": o.type, "description": o.description, "path": o.path}
@@ -189,14 +239,14 @@ class _Budget:
                                         f"sha256 {row['sha256']})"}
 
 
-def _outputs(record: dict, run_dir: Path, wf, prov: dict, scrub) -> dict:
+def _outputs(record: dict, run_dir: Path, wf, prov: dict, scrub, descriptions: dict) -> dict:
     """{outputs, left_out}: every declared output with its sha256 (now, and as the PROV record holds it) and a
     preview within the page's budget; a sensitive value the workflow wrote into a table or text is masked in the
     preview too. `left_out` lists what the budget kept off the page."""
     recorded = _recorded(prov)
     budget = _Budget()
     rows = []
-    for out in _declared(record, wf):
+    for out in _declared(record, wf, descriptions):
         path = run_dir / out["path"]
         real = path.resolve()
         inside = run_dir.resolve() in real.parents  # never embed a file a symlink points outside the run to
@@ -285,6 +335,8 @@ def _problem(record: dict, run_dir: Path, root: Path, status: str) -> dict | Non
 
 def _timeline(prov: dict, scrub) -> dict:
     jobs = facts.timeline(prov)
+    for job in jobs:
+        job["step"] = step_of_rule(job["rule"])
     ends = [j["offset_s"] + (j["duration_s"] or 0) for j in jobs if j["offset_s"] is not None]
     span = max(ends) if ends else 0
     for job in jobs:

@@ -121,6 +121,15 @@ def test_the_plan_record_has_a_sub_activity_per_step_and_the_data_flow_between_t
     # the plan itself: a prov:Plan whose sub-processes are the steps' workflows
     plans = [e for e in prov["entity"].values() if "sg:Plan" in json.dumps(e.get("prov:type"))]
     assert len(plans) == 1 and plans[0]["sg:planLabel"] == "sex-from-size"
+    # each step's workflow is part of the registry snapshot (its git commit) and carries its git tree
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=run_dir.parent.parent, capture_output=True,
+                            text=True).stdout.strip()
+    assert prov["entity"][f"registry:{commit}"]["sg:gitCommit"] == commit
+    wfs = {e["sg:workflowId"]: e for e in prov["entity"].values() if e.get("sg:workflowId")}
+    assert all(wf["dct:isPartOf"]["$"] == f"registry:{commit}" for wf in wfs.values())
+    assert wfs["tabular-profile"]["sg:gitTree"] and wfs["tabular-profile"]["sg:gitTreeDirty"] is False
+    # classifier-benchmark was copied into the registry after its commit: no tree, and said to be uncommitted
+    assert "sg:gitTree" not in wfs["classifier-benchmark"] and wfs["classifier-benchmark"]["sg:gitTreeDirty"] is True
 
 
 def test_a_plan_run_verifies_and_is_sealed(runs, registry):

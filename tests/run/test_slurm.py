@@ -228,3 +228,39 @@ def test_plain_snakemake_with_the_slurm_profile_succeeds_in_the_default_partitio
     run_dir = only_run(registry)
     assert json.loads((run_dir / "run.json").read_text())["status"] == "succeeded"
     assert sorted(j["comment"].removeprefix("rule_wf_") for j in new_jobs(cluster, before)) == RULES
+
+
+TWO_STEP_PLAN = """\
+plan: twice
+steps:
+  first:
+    workflow: tabular-profile
+    params: {dataset_file: data/examples/tabular-penguins.csv, missing_strategy: fill_median}
+  second:
+    workflow: tabular-profile
+    params: {dataset_file: {from: first, output: cleaned}, drop_duplicates: false}
+"""
+
+
+def test_a_plan_run_on_slurm_matches_the_local_one_with_each_steps_jobs_in_the_queue(cluster, registry, tmp_path):
+    """A plan composed of two steps runs through the shipped profile as one DAG: every step's jobs reach the
+    queue (as wf_<step>__<rule>), and every step's outputs are byte for byte those of the local run."""
+    (registry / "plan.yaml").write_text(TWO_STEP_PLAN)
+    local = snakegate_run(cluster, registry, "plan.yaml", "--cores", "2")
+    assert local.returncode == 0, local.stdout + local.stderr
+    local_dir = only_run(registry)
+    expected = {p.relative_to(local_dir).as_posix(): p.read_bytes()
+                for p in sorted((local_dir / "steps").rglob("results/*")) if p.is_file()}
+    shutil.move(local_dir, tmp_path / "local-plan")
+    before = cluster.job_ids()
+    proc = snakegate_run(cluster, registry, "plan.yaml", "--profile", PROFILE)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    run_dir = only_run(registry)
+    record = json.loads((run_dir / "run.json").read_text())
+    assert record["status"] == "succeeded" and record["kind"] == "plan"
+    got = {p.relative_to(run_dir).as_posix(): p.read_bytes()
+           for p in sorted((run_dir / "steps").rglob("results/*")) if p.is_file()}
+    assert got == expected and "steps/second/results/profile.json" in got
+    jobs = new_jobs(cluster, before)
+    assert sorted(j["comment"].removeprefix("rule_wf_") for j in jobs) == \
+        sorted(f"{step}__{rule}" for step in ("first", "second") for rule in RULES), jobs

@@ -19,10 +19,9 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from prov_runs import SECRET
 from registry_copies import clean_env, new_run, run_names
-from run_faults import alive, kill_group, wait_for
+from run_faults import killed_mid_job
 
 HOSTILE_COLUMN = '<img src=x onerror="console.error(1)">'
 HOSTILE_CELL = "</td><script>console.error(2)</script>"  # short enough to be shown uncut
@@ -101,24 +100,7 @@ def hostile_run(prov_registry) -> Path:
 def interrupted_run(prov_registry) -> Path:
     config = prov_registry / "slow-killed.yaml"
     config.write_text("workflow: slow-second\nparams:\n  table: data/examples/tabular-penguins.csv\n  sleep: 45\n")
-    before = run_names(prov_registry)
-    front = subprocess.Popen([sys.executable, "-m", "snakegate.cli", "run", str(config)], cwd=prov_registry,
-                             env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
-    snakemake_pid = None
-    try:
-        assert wait_for(lambda: len(run_names(prov_registry) - before) == 1, 60)
-        run = new_run(prov_registry, before)
-        assert wait_for(lambda: (run / "logs" / "wait.log").exists(), 90), "the wait job never started"
-        snakemake_pid = json.loads((run / "run.json").read_text()).get("snakemake_pid")
-    finally:
-        kill_group(front.pid)  # a machine that goes down: nothing gets to write a word
-        if snakemake_pid:
-            kill_group(snakemake_pid)
-        front.communicate(timeout=30)
-    assert wait_for(lambda: not alive(snakemake_pid), 30)
-    assert json.loads((run / "run.json").read_text())["status"] == "running"
-    return run
+    return killed_mid_job(prov_registry, config, "logs/wait.log", timeout=90)
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""The run report in a real browser: headless Chromium (the Debian package) loads each run kind's page with
+"""The run report in a real browser: headless Chromium (the Debian package) loads each run kind's page (a plan's too) with
 no console error and no failed request, every image decodes, and the top of the page is not blank.
 
 Driven with Playwright's Python API against the system Chromium (`pip install playwright`; no
@@ -19,7 +19,7 @@ from registry_copies import snakegate
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 KINDS = ["succeeded", "failed", "cancelled", "interrupted", "fork", "rerun", "plain", "incomplete", "chat", "mcp",
-         "hostile"]
+         "hostile", "plan"]
 
 
 def _chromium() -> str | None:
@@ -52,7 +52,7 @@ def browser():
 
 
 @pytest.fixture
-def run_of_kind(request, prov_registry):
+def run_of_kind(request):
     def pick(kind: str) -> Path:
         value = request.getfixturevalue(f"{kind}_run")
         return value[0] if isinstance(value, tuple) else value
@@ -71,11 +71,10 @@ def _not_blank(png: bytes) -> float:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_the_report_loads_in_chromium_without_errors_and_every_image_decodes(browser, run_of_kind, kind,
-                                                                            prov_registry, tmp_path):
-    run = run_of_kind(kind)
+def test_the_report_loads_in_chromium_without_errors_and_every_image_decodes(browser, run_of_kind, kind, tmp_path):
+    run = run_of_kind(kind)  # a plan's run is in the plan registry (tests/plan_runs.py), the others in prov_runs'
     page_path = tmp_path / f"{kind}.html"
-    proc = snakegate(prov_registry, "report", run.name, "-o", page_path)
+    proc = snakegate(run.parents[1], "report", run.name, "-o", page_path)
     assert proc.returncode == 0, proc.stderr
     page = browser.new_page()
     problems = []
@@ -94,7 +93,7 @@ def test_the_report_loads_in_chromium_without_errors_and_every_image_decodes(bro
         page.close()
     assert problems == []
     assert all(i["ok"] and i["w"] > 0 for i in images), images
-    made_pngs = [o for o in (run / "results").rglob("*.png")] if (run / "results").is_dir() else []
+    made_pngs = [*run.glob("results/**/*.png"), *run.glob("steps/*/results/**/*.png")]  # a plan: every step's
     assert len(images) == len(made_pngs)
     assert run.name in title
     assert _not_blank(shot) > 0.02

@@ -3,8 +3,8 @@
 Owns `Action` (name + description + pydantic argument model + handler: the one
 definition from which the OpenAI tool list, the constrained-JSON step schema
 and the MCP tools are all derived), `ActionContext`, `Proposal` (a gated
-parameter set the controller turns into a draft), `Refused` and the
-`{"error": {code, message, hint}}` shape. Handlers live in act_*.py and only
+parameter set, or a gated plan as a `PlanOutline`, that the controller turns
+into a draft), `Refused` and the `{"error": {code, message, hint}}` shape. Handlers live in act_*.py and only
 read; nothing in this module reads, writes or runs anything.
 """
 
@@ -36,6 +36,9 @@ class ActionContext:
     settings: Settings
     vault: dict[tuple[str, tuple], Any] = field(default_factory=dict)
     known_secrets: set[str] = field(default_factory=set)
+    # The plan being built (propose_plan, add/replace/remove_step): {"plan": label | None, "steps": {name:
+    # {"workflow", "params"}}} as the model wrote it (sensitive values as "<redacted>"), refused or not.
+    plan: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -49,15 +52,42 @@ class ForkOrigin:
 
 
 @dataclass(frozen=True)
+class PlanStep:
+    """One step of a gated plan, as its draft holds it."""
+
+    name: str
+    workflow: str
+    version: str
+    params: dict[str, Any]   # as given, defaults filled, real values; an input from a step as {from, output}
+    takes: tuple[tuple[str, str, str], ...] = ()  # (param as written, e.g. "dataset", source step, its output)
+
+
+@dataclass(frozen=True)
+class PlanOutline:
+    """A gated plan's steps in run order, and its label."""
+
+    label: str | None
+    steps: tuple[PlanStep, ...]
+
+    @property
+    def title(self) -> str:
+        """How a plan is named where a workflow id would be: "plan <label>" (run.json's `workflow` too)."""
+        return f"plan {self.label}" if self.label else "plan"
+
+
+@dataclass(frozen=True)
 class Proposal:
-    """A parameter set that passed the gate: what the controller writes as the draft run config."""
+    """A parameter set (or a plan) that passed the gate: what the controller writes as the draft run config.
+
+    A plan's proposal has `plan` set, `workflow` its title ("plan <label>"), no version and no params."""
 
     workflow: str
     version: str
     invocation_id: str
     params: dict[str, Any]   # as given, defaults filled, real (unredacted) values
-    config_path: Path        # absolute; drafts_dir / f"{workflow}-{invocation_id[:12]}.yaml"
+    config_path: Path        # absolute; drafts_dir / f"{workflow}-{invocation_id[:12]}.yaml" (a plan: its label)
     fork: ForkOrigin | None = None
+    plan: PlanOutline | None = None
 
 
 class Refused(Exception):

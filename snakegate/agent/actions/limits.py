@@ -1,7 +1,7 @@
 """Bounds on what a model can make snakegate do and see: caps, and paths shown without leaking the machine.
 
 Owns the caps (tool calls per model reply, bytes of one call's arguments,
-bytes of one action result, drafts written per turn) and `hide_paths`, which
+bytes of one action result, drafts written per turn, steps of a plan) and `hide_paths`, which
 rewrites every absolute path in a result: registry-relative when inside the
 registry, kept when inside a data root, otherwise replaced by a placeholder
 (so the home folder, the working directory, /proc or a symlink's target never
@@ -23,6 +23,7 @@ MAX_CALLS_PER_REPLY = 4          # a reply asking for more runs only the first o
 MAX_ARGUMENT_BYTES = 16 * 1024   # one call's JSON arguments; a run config is far smaller
 MAX_RESULT_BYTES = 32 * 1024     # one result sent back to the model
 MAX_DRAFTS_PER_TURN = 3          # validate_params (or fork_run) drafts written in one researcher turn
+MAX_PLAN_STEPS = 12              # steps of one plan a model may build (each is gated, so each costs a gate)
 OUTSIDE = "<outside the data roots>"
 
 # An absolute path (or ~/...) inside free text: not part of a URL (://), a word or a relative path.
@@ -69,6 +70,14 @@ class PathView:
         self.roots = [str(Path(r).resolve()) for r in data_roots]
         self.home = home if home is not None else os.path.expanduser("~")
 
+    def _shown_token(self, token: str) -> str:
+        if token.startswith("~") or (self.home and self.home != "~" and token.startswith(self.home.rstrip("/") + "/")):
+            return self.show(token)
+        first = token.lstrip("/").split("/", 1)[0]
+        if first and not os.path.lexists("/" + first):
+            return token
+        return self.show(token)
+
     def show(self, text: str) -> str:
         """One path as a model may see it."""
         path = text
@@ -86,9 +95,12 @@ class PathView:
         return OUTSIDE
 
     def hide(self, value: Any) -> Any:
-        """`value` (JSON-able) with every absolute path inside its strings shown as `show` says."""
+        """`value` (JSON-able) with every absolute path inside its strings shown as `show` says. A token whose
+        first folder does not exist on this machine (and is not under home) is no path here and is kept: a
+        JSON pointer such as `/background/ks_pvalue` in a workflow's `keys:` or `evaluate:` says nothing
+        about this machine, and hiding it would garble the contract the model reads."""
         if isinstance(value, str):
-            return _PATH.sub(lambda m: self.show(m.group(1)), value) if "/" in value else value
+            return _PATH.sub(lambda m: self._shown_token(m.group(1)), value) if "/" in value else value
         if isinstance(value, dict):
             return {self.hide(k): self.hide(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):

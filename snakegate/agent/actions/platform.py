@@ -2,12 +2,13 @@
 
 Owns the registry `ACTIONS` (one `Action` per platform action: name,
 description, pydantic arguments, handler; the handlers live in data.py,
-registry.py and runs.py) and `call_action()`, which checks the
+registry.py, plans.py, runs.py and refine.py) and `call_action()`, which checks the
 arguments (size cap, then pydantic), runs the handler and shapes a JSON-able
 result: sensitive values scrubbed, paths shown relative to the registry and
 never outside the data roots, size capped. Every action only reads; none
-writes a file or runs anything (`validate_params` and `fork_run` return a
-`Proposal` that the controller writes as the draft). `call_action()` never
+writes a file or runs anything (`validate_params`, `fork_run` and a plan
+action whose plan passes the gate return a `Proposal` that the controller
+writes as the draft). `call_action()` never
 raises: bad arguments, an unknown action or a crash inside an action become an
 `{"error": {...}}` result (fail closed: never an ok).
 """
@@ -21,7 +22,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from snakegate.agent.actions import data as act_data, registry as act_registry, runs as act_runs
+from snakegate.agent.actions import data as act_data, plans as act_plans, registry as act_registry, runs as act_runs
+from snakegate.agent.actions import refine as act_refine
 from snakegate.agent.actions.base import (  # noqa: F401 - re-exported: the actions' public vocabulary
     Action, ActionContext, ForkOrigin, Proposal, Refused, error_result,
 )
@@ -51,6 +53,24 @@ ACTIONS: dict[str, Action] = {a.name: a for a in (
            "config is written for the researcher to approve. Refused: errors with path, code, message, hint and "
            "choices to resolve with the researcher. This never runs the workflow.",
            act_registry.ValidateParamsArgs, act_registry.validate_params, workflow_fields=("workflow",)),
+    Action("find_connections",
+           "Which workflows can take an output of this workflow as an input file, and which can make the files it "
+           "takes, by declared type and columns: how to chain workflows into a plan.",
+           act_plans.FindConnectionsArgs, act_plans.find_connections, workflow_fields=("workflow",)),
+    Action("propose_plan",
+           "Chain workflows into one run: steps that each run a workflow with params, an input taken from an "
+           "earlier step's output as {\"from\": step, \"output\": name}. The gate checks the whole plan (every "
+           "step, the types and columns between them). ok: a draft is written for the researcher to approve. "
+           "Refused: errors naming step and field, each with a question to ask. This never runs anything.",
+           act_plans.ProposePlanArgs, act_plans.propose_plan),
+    Action("add_step", "Add a step to the current plan (or start one), then check the whole plan as propose_plan does.",
+           act_plans.PlanStepArgs, act_plans.add_step, workflow_fields=("workflow",)),
+    Action("replace_step", "Replace a step of the current plan (its workflow and params), then check the whole plan.",
+           act_plans.PlanStepArgs, act_plans.replace_step, workflow_fields=("workflow",)),
+    Action("remove_step", "Remove a step from the current plan, then check the whole plan.",
+           act_plans.StepNameArgs, act_plans.remove_step),
+    Action("validate_plan", "Check the current plan with the gate again, as it is; ok writes its draft.",
+           act_plans.NoArgs, act_plans.validate_plan),
     Action("list_runs", "Earlier runs, newest first: id, workflow, status, start time, duration.",
            act_runs.ListRunsArgs, act_runs.list_runs, workflow_fields=("workflow",)),
     Action("run_status", "One run: status, times, params (sensitive ones redacted), outputs, progress.",
@@ -65,6 +85,13 @@ ACTIONS: dict[str, Action] = {a.name: a for a in (
            "A new draft from an earlier run with only the named params changed (the gate checks it). The "
            "researcher approves it; running it re-runs only the jobs the change affects.",
            act_runs.ForkRunArgs, act_runs.fork_run),
+    Action("propose_refinement",
+           "A bounded search around an earlier run, for the researcher to approve ONCE: the params that may vary "
+           "with their candidate values, a budget of runs, and a stop rule (`until` a check of the workflow's "
+           "evaluate: passes, or the `best` value of one). Every point is gated now; the researcher sees the whole "
+           "space and approves it or not. Each run is then a fork of the one before. Use it after a failing "
+           "verdict, with the params the failing check names. This never runs anything.",
+           act_refine.ProposeRefinementArgs, act_refine.propose_refinement),
 )}
 
 
@@ -112,16 +139,27 @@ def _bad_arguments(action: Action, exc: ValidationError) -> dict:
     return error_result("bad_arguments", f"bad arguments for {action.name}: " + "; ".join(problems), "; ".join(hints))
 
 
-def _redacted_arguments(ctx: ActionContext, name: str, arguments: dict) -> dict:
-    if name != "validate_params" or not isinstance(arguments.get("params"), dict):
-        return dict(arguments)
-    wf = ctx.registry.get(arguments.get("workflow")) if isinstance(arguments.get("workflow"), str) else None
-    if wf is None:
-        return dict(arguments)
+def _redacted_params(ctx: ActionContext, wf_id: Any, params: Any) -> Any:
+    """`params` of workflow `wf_id` with every sensitive value as the placeholder (as sent when unknown)."""
+    wf = ctx.registry.get(wf_id) if isinstance(wf_id, str) else None
+    if wf is None or not isinstance(params, dict):
+        return params
     try:
-        return {**arguments, "params": redact_params(wf.schema, arguments["params"])}
+        return redact_params(wf.schema, params)
     except Exception:  # a broken schema: show nothing rather than a value that may be secret
-        return {**arguments, "params": PLACEHOLDER}
+        return PLACEHOLDER
+
+
+def _redacted_arguments(ctx: ActionContext, name: str, arguments: dict) -> dict:
+    """The arguments as the history and the audit log keep them: a workflow's params (a plan's steps' too)
+    with every sensitive value as the placeholder."""
+    if name in ("validate_params", "add_step", "replace_step") and "params" in arguments:
+        return {**arguments, "params": _redacted_params(ctx, arguments.get("workflow"), arguments["params"])}
+    if name == "propose_plan" and isinstance(arguments.get("steps"), list):
+        return {**arguments, "steps": [
+            {**step, "params": _redacted_params(ctx, step.get("workflow"), step["params"])}
+            if isinstance(step, dict) and "params" in step else step for step in arguments["steps"]]}
+    return dict(arguments)
 
 
 def conversation_secrets(ctx: ActionContext) -> list[str]:

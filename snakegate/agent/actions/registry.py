@@ -1,8 +1,9 @@
 """The registry actions: `search_workflows`, `describe_workflow` and `validate_params`.
 
 Search ranks the registry's workflows; describe returns one workflow's
-parameter table, its outputs and the part of its SKILL.md that helps choose
-values (any other section on request); validate asks the full gate and, when
+parameter table, its outputs with what each declares it holds (type, columns,
+keys), and the part of its SKILL.md that helps choose values (any other
+section on request); validate asks the full gate and, when
 it passes, returns a `Proposal` the controller writes as the draft. Nothing
 here writes a file or runs anything, and a sensitive value only ever leaves
 as "<redacted>".
@@ -24,6 +25,7 @@ from snakegate.config.shape import shape_errors
 from snakegate.contract.dialect import did_you_mean, fill_defaults
 from snakegate.gate.prove import gate
 from snakegate.models import GateResult
+from snakegate.registry.links import columns_text
 from snakegate.registry.workflows import Workflow
 
 SKILL_DEFAULT = ("vague", "choos", "values")  # the SKILL.md section describe returns unasked: how to pick values
@@ -86,6 +88,23 @@ def param_table(schema: dict) -> list[dict]:
     return params
 
 
+def output_entry(name: str, decl) -> dict:
+    """One declared output as describe shows it: name, type, description, and what it declares it holds
+    (`columns` as declared: a list, or how they follow from the params, worded in `columns_are`; `keys` of
+    a JSON file, as JSON pointers; `when` it exists)."""
+    entry = {"name": name, "type": decl.type, "description": decl.description}
+    if isinstance(decl.columns, list):
+        entry["columns"] = list(decl.columns)
+    elif decl.columns is not None:
+        entry["columns"] = decl.columns.model_dump(exclude_defaults=True)
+        entry["columns_are"] = columns_text(decl)
+    if decl.keys is not None:
+        entry["keys"] = list(decl.keys)
+    if decl.when:
+        entry["when"] = dict(decl.when)
+    return entry
+
+
 def skill_sections(text: str) -> dict[str, str]:
     """SKILL.md's `## ` sections by title, in order (the text before the first one is left out)."""
     sections: dict[str, str] = {}
@@ -126,7 +145,7 @@ def describe_workflow(ctx: ActionContext, args: DescribeWorkflowArgs):
         result = {"id": wf.id, "section": title, "skill": body}
         return result, f"read {wf.id}'s SKILL.md section “{title}”", None
     params = param_table(wf.schema)
-    outputs = [{"name": n, "type": o.type, "description": o.description} for n, o in m.outputs.items()]
+    outputs = [output_entry(n, o) for n, o in m.outputs.items()]
     result = {"id": wf.id, "version": m.version, "title": m.title, "description": m.description,
               "params": params, "outputs": outputs, "skill": body,
               "skill_sections": [t for t in sections if t != title]}
@@ -134,22 +153,26 @@ def describe_workflow(ctx: ActionContext, args: DescribeWorkflowArgs):
 
 
 # ---- validate -------------------------------------------------------------------------------------
-def _restore_placeholders(ctx: ActionContext, wf: Workflow, params: dict) -> tuple[dict, list[dict]]:
-    """Put back the real values behind "<redacted>"; an error for each placeholder with no known value."""
+def take_sensitive(ctx: ActionContext, wf: Workflow, params: dict,
+                   where: str = "params") -> tuple[dict, list[dict]]:
+    """`params` with the real values behind "<redacted>" put back (an error at `where.<param>` for each
+    placeholder with no known value), every sensitive value sent in plain remembered for later scrubbing."""
     params = json.loads(json.dumps(params))
     errors = []
     for parts, value in sensitive_values(wf.schema, params).items():
+        at = where + "." + ".".join(str(p) for p in parts)
         if value != PLACEHOLDER:
+            if not (isinstance(value, dict) and "from" in value):  # a plan's reference holds no secret
+                ctx.vault[(wf.id, parts)] = value
             continue
-        where = "params." + ".".join(str(p) for p in parts)
         if (wf.id, parts) in ctx.vault:
             target = params
             for p in parts[:-1]:
                 target = target[p]
             target[parts[-1]] = ctx.vault[(wf.id, parts)]
         else:
-            errors.append({"path": where, "code": "required",
-                           "message": f"`{where}` is sensitive and was sent as `{PLACEHOLDER}`, "
+            errors.append({"path": at, "code": "required",
+                           "message": f"`{at}` is sensitive and was sent as `{PLACEHOLDER}`, "
                                       "but the researcher has not entered its value in this conversation",
                            "hint": "ask the researcher to type it in the masked field (never in the chat); "
                                    "it stays on this machine", "choices": None})
@@ -182,10 +205,7 @@ def validate_params(ctx: ActionContext, args: ValidateParamsArgs):
     if hostile:
         return {"ok": False, "errors": hostile}, f"validate {wf.id}: refused, {hostile[0]['path']} [{hostile[0]['code']}]", \
             None
-    params, errors = _restore_placeholders(ctx, wf, args.params)
-    for parts, value in sensitive_values(wf.schema, params).items():
-        if value != PLACEHOLDER:
-            ctx.vault[(wf.id, parts)] = value
+    params, errors = take_sensitive(ctx, wf, args.params)
     if errors:
         return ({"ok": False, "errors": errors},
                 f"validate {wf.id}: refused, {len(errors)} problem(s) ({errors[0]['path']})", None)

@@ -3,10 +3,15 @@
 They read run folders (runs/<run_id>/: run.json, config.yaml, invocation.json,
 logs, outputs) through the core's run store, comparison and fork planning, and
 shape short answers: for a failure the failing rule, the real error and the
-tail of its log; the key numbers of JSON outputs; any diagnostics.json the
+tail of its log; the verdict of a finished run (snakegate.views.verdict: its status,
+each failing check with its value, threshold, what failing means and the params to
+look at; `explain_run` every check); for a fork the numbers that changed against
+its parent; the key numbers of JSON outputs; any diagnostics.json the
 workflow wrote (snakegate.views.facts holds those facts, one definition for the CLI,
 the report and these actions). `fork_run` returns a `Proposal` for a new draft (the researcher
 still approves it; running it re-executes only what the change affects).
+A plan's run is read as a plan (snakegate.views.plan): its label, its steps in order,
+the edges between them, params by step, each by its own contract.
 Nothing here runs, writes or deletes anything, and a run outside the runs
 folder is never read.
 """
@@ -24,7 +29,9 @@ from snakegate.agent.redact import PLACEHOLDER, redact_params, secret_strings, s
 from snakegate.errors import UserError
 from snakegate.run.fork import ForkRefused, parent_invocation, plan_fork
 from snakegate.provenance import compare, runstore
-from snakegate.views.facts import cut_line, diagnostics, failure_facts, key_numbers
+from snakegate.views import verdict as verdicts
+from snakegate.views.facts import changed_numbers, cut_line, diagnostics, failure_facts, key_numbers, refinement_of
+from snakegate.views.plan import is_plan_record, read as read_plan
 
 VALUE_CHANGES = 20        # JSON value changes shown per output in compare_runs
 
@@ -73,18 +80,29 @@ def _schema_of(ctx: ActionContext, wf_id: str | None) -> dict | None:
 
 
 def _learn_secrets(ctx: ActionContext, run_dir: Path) -> None:
-    """A run's sensitive values (config.yaml holds them for Snakemake) must be scrubbed from what we show."""
+    """A run's sensitive values (config.yaml holds them for Snakemake) must be scrubbed from what we show; a
+    plan's, every step's by its own contract."""
     try:
         inv = parent_invocation(run_dir)
     except UserError:
         return
-    schema = _schema_of(ctx, inv.get("workflow"))
-    params = inv.get("params") or {}
+    plan = read_plan(run_dir, ctx.registry)
+    if plan is not None:
+        schema = plan.scope()[0]
+        params = {n: (s or {}).get("params") or {} for n, s in (inv.get("steps") or {}).items()
+                  if isinstance(s, dict)}
+    else:
+        schema = _schema_of(ctx, inv.get("workflow"))
+        params = inv.get("params") or {}
     values = sensitive_values(schema, params).values() if schema else params.values()  # unknown: every value
     ctx.known_secrets.update(secret_strings(values))
 
 
 def _shown_params(ctx: ActionContext, run_dir: Path) -> dict:
+    plan = read_plan(run_dir, ctx.registry)
+    if plan is not None:  # {step: params}, each by its own contract; an input from another step as {from, output}
+        return {s.name: redact_params(s.schema, s.params) if s.schema is not None
+                else {k: PLACEHOLDER for k in s.params} for s in plan.steps}
     try:
         inv = parent_invocation(run_dir)
     except UserError:
@@ -96,10 +114,24 @@ def _shown_params(ctx: ActionContext, run_dir: Path) -> dict:
 
 def _summary(record: dict) -> dict:
     out = {"run_id": record.get("run_id"), "workflow": record.get("workflow"), "status": record.get("status"),
-           "started": record.get("started"), "duration_s": record.get("duration_s")}
+           "started": record.get("started"), "duration_s": record.get("duration_s"), **verdicts.for_list(record)}
     if record.get("unreadable"):  # a damaged record: listed with the reason, never read further
         out["unreadable"] = record["unreadable"]
+    if is_plan_record(record):  # a plan's run: its label and its steps' workflows
+        plan = record["plan"] if isinstance(record.get("plan"), dict) else {}
+        out.update(kind="plan", plan=plan.get("label"),
+                   steps=plan.get("steps") if isinstance(plan.get("steps"), dict) else {})
     return out
+
+
+def _plan_facts(ctx: ActionContext, run_dir: Path, record: dict) -> dict:
+    """A plan's run: {kind, plan (its label), steps: [{name, workflow, version}] in the plan's order, edges:
+    ['bench.dataset ← clean.cleaned']}; {} for one workflow's run."""
+    plan = read_plan(run_dir, ctx.registry, record, contracts=False)
+    if plan is None:
+        return {}
+    return {"kind": "plan", "plan": plan.label, "steps": [s.as_json() for s in plan.steps],
+            "edges": [e.text for e in plan.edges]}
 
 
 def _record(run_dir: Path) -> dict:
@@ -114,8 +146,9 @@ def _record(run_dir: Path) -> dict:
 # ---- the actions ---------------------------------------------------------------------------------
 def list_runs(ctx: ActionContext, args: ListRunsArgs):
     records = runstore.list_runs(ctx.settings.runs_dir)
-    if args.workflow:
-        records = [r for r in records if r.get("workflow") == args.workflow]
+    if args.workflow:  # a plan's run ran the workflows of its steps
+        records = [r for r in records if r.get("workflow") == args.workflow
+                   or args.workflow in (_summary(r).get("steps") or {}).values()]
     if args.status:
         records = [r for r in records if r.get("status") == args.status]
     records.sort(key=lambda r: (r.get("started") or "", r.get("run_id") or ""), reverse=True)
@@ -136,13 +169,21 @@ def run_status(ctx: ActionContext, args: RunArgs):
                     for o in record.get("outputs") or []]}
     if record.get("parent_run"):
         out["fork_of"] = record["parent_run"]
+    if refinement_of(record):
+        out["refinement"] = refinement_of(record)
+    out.update(_plan_facts(ctx, run_dir, record))
+    out.pop("failing_checks", None)  # the verdict below names them with their advice
+    verdict = verdicts.for_model(record, full=False)
+    if verdict is not None:  # the judgement of a finished run: what failed, what it means, which params to look at
+        out["verdict"] = verdict
     if record.get("status") not in ("succeeded", "running"):
         # `failure`, as explain_run names it: a result's `error` key is a refusal of the call itself
         failure = record.get("failure") if isinstance(record.get("failure"), dict) else {}
         message = failure.get("message") or record.get("error")
         out["failure"] = {"rule": failure.get("rule") or record.get("failed_rule"),
                           "error": cut_line(message) if message else None}
-    return out, f"status of run {run_dir.name}: {record.get('status', 'unknown')}", None
+    judged = f", verdict {verdict['status']}" if verdict else ""
+    return out, f"status of run {run_dir.name}: {record.get('status', 'unknown')}{judged}", None
 
 
 def explain_run(ctx: ActionContext, args: RunArgs):
@@ -151,6 +192,17 @@ def explain_run(ctx: ActionContext, args: RunArgs):
     status = record.get("status", "unknown")
     out: dict[str, Any] = {"run_id": run_dir.name, "workflow": record.get("workflow"), "status": status,
                            "duration_s": record.get("duration_s")}
+    out.update(_plan_facts(ctx, run_dir, record))
+    verdict = verdicts.for_model(record, full=True)
+    if verdict is not None:
+        out["verdict"] = verdict
+    if record.get("parent_run"):
+        out["fork_of"] = record["parent_run"]
+        changed = changed_numbers(record, run_dir)
+        if changed:  # what the fork's change did to the numbers
+            out["changed_from_parent"] = changed
+    if refinement_of(record):
+        out["refinement"] = refinement_of(record)
     if status == "failed":
         out["failure"] = failure_facts(record, run_dir, ctx.settings.registry_root)
     elif status == "cancelled":
@@ -166,18 +218,25 @@ def explain_run(ctx: ActionContext, args: RunArgs):
     if found:
         out["diagnostics"] = found
     why = out.get("failure", {}).get("rule")
-    return out, f"explained run {run_dir.name}: {status}" + (f" in rule {why}" if why else ""), None
+    judged = f", verdict {verdict['status']}" if verdict else ""
+    return out, f"explained run {run_dir.name}: {status}{judged}" + (f" in rule {why}" if why else ""), None
 
 
 def compare_runs(ctx: ActionContext, args: CompareRunsArgs):
     run_a, run_b = _run_dir(ctx, args.a), _run_dir(ctx, args.b)
     wfs = [ctx.registry.get(runstore.read_run(r).get("workflow") or "") for r in (run_a, run_b)]
 
-    def redactor(wf):
+    def redactor(run_dir, wf):
+        plan = read_plan(run_dir, ctx.registry)
+        if plan is not None:  # {step: params}, each step by its own contract (none: every value hidden)
+            return lambda p: redact_params(plan.scope()[0], p)
         return (lambda p: redact_params(wf.schema, p)) if wf else (lambda p: {k: PLACEHOLDER for k in p})
 
     outputs = tuple({n: o.model_dump() for n, o in wf.manifest.outputs.items()} if wf else None for wf in wfs)
-    diff = compare.diff_runs(run_a, run_b, outputs, redact=(redactor(wfs[0]), redactor(wfs[1])))
+    diff = compare.diff_runs(run_a, run_b, outputs, redact=(redactor(run_a, wfs[0]), redactor(run_b, wfs[1])))
+    verdict = verdicts.changes(runstore.read_run(run_a), runstore.read_run(run_b))
+    if verdict is not None:
+        diff["verdict"] = verdict
     for entry in diff.get("outputs") or []:
         values = entry.get("values")
         if values and len(values) > VALUE_CHANGES:

@@ -20,13 +20,22 @@ from snakegate.agent.actions.platform import ACTIONS, Action
 from snakegate.agent.redact import PLACEHOLDER
 
 
-def _clean(schema: dict) -> dict:
-    """pydantic's schema minus its auto-generated `title`s, which only repeat the names to a model."""
+def _clean(schema: dict, defs: dict | None = None) -> dict:
+    """pydantic's schema minus its auto-generated `title`s, which only repeat the names to a model, and with
+    each `$ref` to a nested model (a plan's steps) written out in place: a step schema nests every tool's
+    arguments, where a `#/$defs/...` reference would no longer resolve."""
     out = copy.deepcopy(schema)
+    defs = {**(defs or {}), **out.pop("$defs", {})}
+    ref = out.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[len("#/$defs/"):] in defs:
+        out = {**_clean(defs[ref[len("#/$defs/"):]], defs), **{k: v for k, v in out.items() if k != "$ref"}}
     out.pop("title", None)
-    for prop in (out.get("properties") or {}).values():
-        if isinstance(prop, dict):
-            prop.pop("title", None)
+    for key in ("properties",):
+        for name, prop in list((out.get(key) or {}).items()):
+            if isinstance(prop, dict):
+                out[key][name] = _clean(prop, defs)
+    if isinstance(out.get("items"), dict):
+        out["items"] = _clean(out["items"], defs)
     return out
 
 
@@ -57,6 +66,7 @@ def openai_tools() -> list[dict]:
     return [tool_definition(a) for a in ACTIONS.values()]
 
 
+LIKELY = ("describe_workflow", "validate_params")  # where a constrained step is offered only the clear choice
 MAX_FILE_ENUM = 100  # more data files than this: a file param stays a free string (the gate still checks it)
 
 
@@ -115,7 +125,7 @@ def conversation_tools(workflow_ids: list[str], described: tuple[str, dict] | No
                 if not ids:
                     break
                 props[field]["enum"] = ([""] if optional else []) + ids
-                if likely in ids and not optional:
+                if likely in ids and not optional and action.name in LIKELY:
                     props[field]["x-likely"] = [likely]
         else:  # (no break: the action still has something to offer)
             if action.name == "inspect_data" and files and len(files) <= MAX_FILE_ENUM:
@@ -124,6 +134,9 @@ def conversation_tools(workflow_ids: list[str], described: tuple[str, dict] | No
                 wf_id, shape = described
                 props["workflow"]["enum"] = [wf_id] + [i for i in workflow_ids if i != wf_id]
                 props["params"].update(shape)
+            step = (props.get("steps") or {}).get("items") or {}
+            if "workflow" in (step.get("properties") or {}) and workflow_ids:  # each step of a proposed plan
+                step["properties"]["workflow"]["enum"] = list(workflow_ids)
             tools.append(tool)
     return tools
 

@@ -25,6 +25,7 @@ import re
 import uuid
 from urllib.parse import urlsplit
 
+from snakegate.agent.actions.plans import PLAN_ACTIONS
 from snakegate.agent.actions.platform import INVALID_JSON
 from snakegate.agent.backend import BackendError, Reply, ToolCall
 from snakegate.agent.backends.textcalls import parse_step, text_calls
@@ -127,19 +128,24 @@ def json_mode_messages(messages: list[dict], tools: list[dict]) -> list[dict]:
 
 
 FILLING = ("inspect_data", "validate_params")  # the steps that make sense once a workflow is described
+BUILDING = ("find_connections", *PLAN_ACTIONS)  # calling one of these means the turn builds a plan
+PLANNING = ("describe_workflow", "inspect_data", *BUILDING)  # what a constrained step may do then
+DRAFTING = ("validate_params", "fork_run", *PLAN_ACTIONS)  # the actions whose passing answer is a draft
 
 
 def focused(tools: list[dict], messages: list[dict]) -> list[dict]:
-    """What a constrained step may do at this point of the turn: once a workflow was described, only fill it
-    (inspect_data, validate_params) or talk; once a draft passed the gate, only talk. A small model otherwise
-    keeps describing, searching or validating the same params again."""
+    """What a constrained step may do at this point of the turn: once a draft passed the gate, only talk;
+    once the turn builds a plan (find_connections or a plan action was called), describe, inspect and
+    change the plan; once a workflow was described, only fill it (inspect_data, validate_params) or talk.
+    A small model otherwise keeps describing, searching or validating the same params again."""
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
     turn = messages[last_user + 1:]
     calls = {tc.get("id"): (tc.get("function") or {}).get("name") for m in turn for tc in m.get("tool_calls") or []}
     results = [(calls.get(m.get("tool_call_id")), m.get("content") or "") for m in turn if m.get("role") == "tool"]
-    if any(name in ("validate_params", "fork_run") and '"invocation_id"' in text and '"ok": true' in text
-           for name, text in results):
+    if any(name in DRAFTING and '"invocation_id"' in text and '"ok": true' in text for name, text in results):
         return []
+    if any(name in BUILDING for name, _ in results):
+        return [t for t in tools if t["function"]["name"] in PLANNING]
     if any(name == "describe_workflow" and '"params"' in text for name, text in results):
         return [t for t in tools if t["function"]["name"] in FILLING]
     return tools

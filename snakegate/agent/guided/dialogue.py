@@ -6,8 +6,8 @@ with either one action call or a short text. This module is the dialogue's
 top level: the Backend protocol, the fold over the conversation, the commands
 (`list`, `help`, `restart`, `runs`, `show RUN`, `fork RUN name=value`, what
 "approve" means) and choosing a workflow through `search_workflows` /
-`describe_workflow`; filling its parameters is fill.py, reading answers
-parse.py, wording text.py. Its state is a fold over the
+`describe_workflow`; a bounded refinement ("try NAME V1 then V2 until CHECK") is refine.py; filling its parameters is fill.py, a chain of workflows
+as a plan plan.py, reading answers parse.py, wording text.py. Its state is a fold over the
 conversation's inputs (user texts and tool results), so the same conversation
 always gives the same replies, and a history it did not see grow is replayed
 from the start.
@@ -27,7 +27,9 @@ from typing import Any
 
 from snakegate.agent.backend import BackendError, Reply, ToolCall
 from snakegate.agent.guided.fill import Filling
-from snakegate.agent.guided.parse import KEEP_DEFAULT, fork_command, keywords, unquote
+from snakegate.agent.guided.parse import KEEP_DEFAULT, follow_up, fork_command, keywords, unquote
+from snakegate.agent.guided.plan import Planning
+from snakegate.agent.guided.refine import RefineTalk
 from snakegate.agent.guided.text import (
     APPROVE, GREETING, HELP, NO_DRAFT_TO_APPROVE, error_text, explain_text, fork_text, numbered_workflows, runs_text,
 )
@@ -42,7 +44,7 @@ APPROVE_WORDS = {"approve", "approve it", "approved", "run it", "execute", "exec
 class _State:
     """Everything the dialogue knows, rebuilt deterministically from the conversation's inputs."""
 
-    mode: str = "start"                 # start | choose (a numbered workflow list is shown) | ask | review
+    mode: str = "start"                 # start | choose (a numbered workflow list is shown) | ask | review | plan
     listed: list[str] = field(default_factory=list)          # workflow ids of the last numbered list
     workflow: dict | None = None                               # the describe_workflow result being filled
     params: dict[str, Any] = field(default_factory=dict)      # answers so far (defaults are left out)
@@ -58,9 +60,15 @@ class _State:
     calls: dict[str, tuple[str, dict]] = field(default_factory=dict)  # open tool call id -> (purpose, context)
     counter: int = 0                    # tool calls made so far; ids are g1, g2, ...
     notes: list[str] = field(default_factory=list)            # text gathered during this turn's tool calls
+    # a plan (guided/plan.py): its steps ({name, workflow: describe result, params, questions, pending, text})
+    plan: list[dict] = field(default_factory=list)
+    plan_parts: list[str] = field(default_factory=list)       # parts of the request still to find a workflow for
+    plan_at: int | None = None          # the step being filled
+    plan_made: bool = False             # a plan action ran: the conversation holds the plan (later: add/replace)
+    adding: str | None = None           # the step a follow-up adds (add_step)
 
 
-class GuidedBackend(Filling):
+class GuidedBackend(Planning, Filling, RefineTalk):
     """A deterministic dialogue that drives the platform actions exactly as a model would."""
 
     name = "guided"
@@ -108,11 +116,14 @@ class GuidedBackend(Filling):
             self._state = _State(counter=st.counter, files=st.files, columns=st.columns, drafted=st.drafted)
             return self._say("Starting over. Describe what you want to do, or type `list` to see the workflows.")
         if word == "show":
-            return self._say(self._show())
+            return self._say(self._plan_show() if st.plan else self._show())
         if word == "back":
             return self._back()
         if word == "done":
-            return self._done()
+            return self._plan_done() if st.plan and st.mode != "choose" else self._done()
+        removal = re.match(r"^remove\s+(?:step\s+)?`?([a-z][a-z0-9_]*)`?$", text, re.I)
+        if removal and st.plan:
+            return self._plan_remove(removal.group(1))
         if word in APPROVE_WORDS:
             return self._say((APPROVE if st.drafted else NO_DRAFT_TO_APPROVE) + self._reminder())
         if word == "runs":
@@ -120,10 +131,16 @@ class GuidedBackend(Filling):
         command = re.match(r"^(show|fork)\s+(\S.*)$", text, re.I)
         if command:
             return self._run_command(command.group(1).lower(), command.group(2).strip())
+        refined = self._maybe_refine(text)  # "try NAME V1 then V2 until CHECK" (guided/refine.py)
+        if refined is not None:
+            return refined
         if re.match(r"set(\s|$)", word):
-            return self._set(text[3:].strip())
+            return self._plan_set(text[3:].strip()) or self._set(text[3:].strip())
         if st.mode == "ask" and st.pending:
             return self._answer(text)
+        more = follow_up(text)
+        if more and st.mode == "review" and (st.plan or st.workflow is not None):
+            return self._add_to_plan(more)
         if st.mode == "choose" and st.workflow is None and word in KEEP_DEFAULT - {""}:
             return self._say("Pick a workflow by number or id first." + self._reminder())
         return self._pick_or_search(text)
@@ -143,7 +160,9 @@ class GuidedBackend(Filling):
         handler = {"list": self._on_list, "search": self._on_search, "describe": self._on_describe,
                    "files": self._on_files, "columns": self._on_columns, "validate": self._on_validate,
                    "check_path": self._on_check_path, "runs": self._on_runs, "explain": self._on_explain,
-                   "fork": self._on_fork}[purpose]
+                   "fork": self._on_fork, "plan_search": self._on_plan_search,
+                   "plan_describe": self._on_plan_describe, "plan_result": self._on_plan_result,
+                   "refine": self._on_refine}[purpose]
         return handler(result, ctx)
 
     # ---- replies -------------------------------------------------------------------------------
@@ -174,15 +193,21 @@ class GuidedBackend(Filling):
     # ---- choosing a workflow -------------------------------------------------------------------
     def _pick_or_search(self, text: str) -> Reply:
         st = self._state
+        choosing_step = st.mode == "choose" and bool(st.plan_parts)  # a plan step whose search was not clear
         if text.isdigit() and st.listed:
             n = int(text)
             if 1 <= n <= len(st.listed):
+                if choosing_step:
+                    return self._pick_step_workflow(st.listed[n - 1])
                 return self._describe(st.listed[n - 1], st.request_text)
             return self._say(f"Pick a number from 1 to {len(st.listed)}, or an id.")
         if text in st.listed:
-            return self._describe(text)
+            return self._pick_step_workflow(text) if choosing_step else self._describe(text)
         if not text:
             return self._say("Describe what you want to do, or type `list` to see the workflows.")
+        chained = self._chain(text)  # "profile my table, then benchmark a classifier on the cleaned result"
+        if chained is not None:
+            return chained
         return self._call("search_workflows", {"query": keywords(text), "limit": 5}, "search", {"text": text})
 
     def _describe(self, wf_id: str, text: str = "") -> Reply:

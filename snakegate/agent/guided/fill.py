@@ -21,7 +21,9 @@ from snakegate.agent.backend import Reply
 from snakegate.agent.guided.parse import (
     KEEP_DEFAULT, Unclear, check, column_from_request, fmt, param_of, request_values, typed, unquote,
 )
-from snakegate.agent.guided.text import APPROVE, error_text, files_of_type, from_request, question, summary
+from snakegate.agent.guided.text import (
+    APPROVE, error_text, files_of_type, from_request, question, summary, value_text,
+)
 from snakegate.agent.redact import PLACEHOLDER
 
 MAX_CHOICES = 30   # longer file or column lists are cut; the researcher can still type any name
@@ -40,14 +42,23 @@ class Filling:
         st.pending = self._order()
         st.mode = "ask"
         st.notes.append(summary(result, len(params)))
-        found = request_values(ctx.get("text", ""), params) if ctx.get("text") else {}
+        self._take_request_values(ctx.get("text") or "")
+        return self._next()
+
+    def _take_request_values(self, text: str, prove_paths: bool = True) -> None:
+        """Use the values the request already names (a path is first proven by inspect_data, unless
+        `prove_paths` is False: then the gate alone proves it)."""
+        st = self._state
+        params = st.workflow.get("params") or []
+        found = request_values(text, params) if text else {}
+        found = {k: v for k, v in found.items() if k not in st.params}  # never over a value already set
         for name, value in found.items():
             p = self._param(name)
-            if p.get("artifact") and isinstance(value, str) and not value.startswith("builtin:"):
+            if p.get("artifact") and isinstance(value, str) and not value.startswith("builtin:") and prove_paths:
                 st.checks.append((name, value))  # a path: inspect_data proves it is inside the data roots
                 continue
             try:
-                value = typed(p, value, []) if isinstance(value, str) else value
+                value = typed(p, value, []) if isinstance(value, str) and not p.get("artifact") else value
                 check(p, value, None)
             except Unclear:
                 continue  # not usable as given: the question will come
@@ -55,8 +66,7 @@ class Filling:
             self._advance(name)
         if found:
             st.notes.append(from_request(found, {p["name"] for p in params if p.get("sensitive")}))
-        st.request_text = ctx.get("text") or ""
-        return self._next()
+        st.request_text = text
 
     def _param(self, name: str) -> dict:
         return next(p for p in self._state.workflow["params"] if p["name"] == name)
@@ -294,15 +304,7 @@ class Filling:
         if st.workflow is None:
             return "No workflow chosen yet. Describe what you want to do, or type `list`."
         lines = [f"`{st.workflow['id']}` parameters so far:"]
-        for name in self._order():
-            p = self._param(name)
-            if name in st.params:
-                shown = "set (sensitive)" if p.get("sensitive") else f"`{fmt(st.params[name])}`"
-            elif "default" in p:
-                shown = f"`{fmt(p['default'])}` (default)"
-            else:
-                shown = "not set" + (" (required)" if p.get("required") else "")
-            lines.append(f"- `{name}`: {shown}")
+        lines += [f"- `{name}`: {value_text(self._param(name), st.params)}" for name in self._order()]
         return "\n".join(lines) + self._reminder()
 
     # ---- validation ------------------------------------------------------------------------------

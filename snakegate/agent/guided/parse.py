@@ -7,7 +7,8 @@ the gate (allowed values, ranges, columns of a table already inspected), and
 finds the values a first request already names (a data file path, an allowed
 value such as "median" or "leave-one-out", `name=value`, a column; the
 conversation uses `request_values` too, to shape what a constrained model step
-may set). Validity beyond that is the gate's: nothing here reads a file or
+may set), and reads a request for a chain of workflows ("profile my table,
+then benchmark a classifier on the cleaned result"; a follow-up "then also …"). Validity beyond that is the gate's: nothing here reads a file or
 calls an action.
 """
 
@@ -354,3 +355,29 @@ def fork_command(text: str) -> tuple[str, dict[str, Any]] | None:
         value, error = parse_yaml(m.group(2), f"the value of {m.group(1)}")  # as `snakegate fork --set` reads it
         changes[m.group(1)] = unquote(m.group(2)) if error is not None else value
     return (parts[0], changes) if changes else None
+
+
+# ---- a chain of workflows ------------------------------------------------------------------------
+_CHAIN = re.compile(r"(?:\s*[,;])?\s+\b(?:and\s+then|then|followed\s+by|after\s+that)\b[\s,:]*", re.I)
+_FOLLOW = re.compile(r"^\s*(?:and\s+)?(?:then|also|after\s+that)\b[\s,:]*(?:also\b[\s,:]*)?(?P<rest>\S.*)$", re.I | re.S)
+_ALSO = re.compile(r"^(?:also|and)\b[\s,:]*", re.I)
+
+
+def chain_parts(text: str) -> list[str]:
+    """The steps a request names one after another ("profile my table, then benchmark a classifier on the
+    cleaned result" -> two parts); one part when it names no chain. A part of filler words only is dropped."""
+    parts = [_ALSO.sub("", p.strip(" ,;.")).strip() for p in _CHAIN.split(" " + text.strip())]
+    return [p for p in parts if any(w.lower().strip(".,;:!?") not in FILLER for w in p.split())]
+
+
+def follow_up(text: str) -> str | None:
+    """What a follow-up asks to add ("then also benchmark a random forest" -> "benchmark a random forest"),
+    or None when the message does not start with then / also / after that."""
+    m = _FOLLOW.match(text.strip())
+    return m.group("rest").strip() if m else None
+
+
+def step_param(name: str, steps: list[str]) -> tuple[str | None, str]:
+    """`bench.model` -> ("bench", "model") when `bench` is one of `steps`; otherwise (None, name)."""
+    head, dot, rest = name.partition(".")
+    return (head, rest) if dot and head in steps and rest else (None, name)

@@ -5,8 +5,11 @@ mapping of agent/mcp/tools.py, and every refusal is the chat's own
 `{"error": {code, message, hint}}`), with:
 - tools: the platform actions, dispatched through `call_action` (same argument
   checks, caps, redaction and path hiding as the chat), plus `execute`
-  (agent/mcp/execute.py: a run needs the person's confirmation by elicitation).
-  A validate_params or fork_run that passes writes its draft, as the chat does.
+  (agent/mcp/execute.py: a run needs the person's confirmation by elicitation),
+  and `execute_refinement` (agent/mcp/refine.py: a bounded refinement that
+  propose_refinement gated runs after ONE confirmation showing its whole space).
+  A validate_params, fork_run or plan action that passes writes its draft, as
+  the chat does (a plan is built across calls, as in the chat).
   A sensitive (`x-sensitive`) value is refused before anything uses it: over
   MCP it would pass through the client and its model, and form elicitation
   must not carry secrets, so such workflows are run from `snakegate chat` or
@@ -44,10 +47,12 @@ from snakegate.agent.actions.platform import call_action
 from snakegate.agent.drafts import write_draft
 from snakegate.agent.mcp.audit import Call, McpAudit, new_server_run_id
 from snakegate.agent.mcp.execute import execute
+from snakegate.agent.mcp.refine import execute_refinement, offer
 from snakegate.agent.mcp.state import DraftEntry, McpState, client_info, error_dict, tool_result
-from snakegate.agent.mcp.tools import EXECUTE, mcp_actions, mcp_tools
+from snakegate.agent.mcp.tools import EXECUTE, EXECUTE_REFINEMENT, mcp_actions, mcp_tools
 from snakegate.agent.prompt import relative, system_prompt
 from snakegate.agent.redact import PLACEHOLDER, redact_params, secret_strings, sensitive_values
+from snakegate.agent.refining import is_refinement
 from snakegate.contract.dialect import did_you_mean
 from snakegate.provenance import runstore
 from snakegate.registry.workflows import Registry
@@ -62,8 +67,9 @@ KINDS = {"manifest": ("workflow.yaml", "application/yaml", "manifest (workflow.y
          "skill": ("SKILL.md", "text/markdown", "SKILL.md: how to choose values, and what to do on each gate error")}
 RESOURCE = re.compile(r"^snakegate://workflows/(?P<id>[^/]+)/(?P<kind>manifest|params|skill)$")
 
-MCP_NOTES = """Over MCP (this server) step 6 is different: when validate_params passes, call execute with its invocation_id. snakegate shows the person the exact config and asks them to confirm; only their confirmation runs it. You cannot approve a run, and a declined or cancelled confirmation runs nothing. If their client cannot show the confirmation, execute returns the command they can run themselves: pass it on.
+MCP_NOTES = """Over MCP (this server) step 6 is different: when validate_params (or a plan action) passes, call execute with its invocation_id. snakegate shows the person the exact config and asks them to confirm; only their confirmation runs it. You cannot approve a run, and a declined or cancelled confirmation runs nothing. If their client cannot show the confirmation, execute returns the command they can run themselves: pass it on.
 Sensitive (x-sensitive) values never go through MCP: a workflow that needs one is run with `snakegate chat` (masked field) or `snakegate run`.
+A bounded refinement (a few candidate values of the params a failing check names, a budget, a stop rule): propose_refinement gates the whole space around a run; then call execute_refinement with its approval_sha256. The person is shown the whole space and confirms it once; only its points run, each a fork of the one before, and the result is the table of variants with their verdicts.
 Each workflow's manifest, parameter table and SKILL.md are resources: snakegate://workflows/<id>/manifest, /params and /skill."""
 
 
@@ -95,34 +101,79 @@ def _fork_schema(state: McpState, ref) -> dict | None:
     return wf.schema if wf is not None else None
 
 
-def sensitive_refusal(state: McpState, name: str, arguments: dict) -> tuple[dict, dict] | None:
-    """(refusal, arguments as logged) when validate_params or fork_run carries a sensitive param, else None."""
-    if name == "validate_params":
+def _sensitive_in(state: McpState, name: str, arguments: dict) -> tuple[list[tuple[str, dict, dict]], str] | None:
+    """[(where, schema, params)] of every params object the call carries, and the argument that holds them."""
+    if name in ("validate_params", "add_step", "replace_step"):
         wf_id, params = arguments.get("workflow"), arguments.get("params")
         wf = state.registry.get(wf_id) if isinstance(wf_id, str) else None
-        schema = wf.schema if wf is not None else None
-        key = "params"
-    elif name == "fork_run":
-        schema, params, key = _fork_schema(state, arguments.get("run_id")), arguments.get("changes"), "changes"
+        return ([("params", wf.schema, params)] if wf is not None and isinstance(params, dict) else []), "params"
+    if name == "propose_plan" and isinstance(arguments.get("steps"), list):
+        found = []
+        for step in arguments["steps"]:
+            wf_id = step.get("workflow") if isinstance(step, dict) else None
+            wf = state.registry.get(wf_id) if isinstance(wf_id, str) else None
+            if wf is not None and isinstance(step.get("params"), dict):
+                found.append((f"steps.{step.get('name')}.params", wf.schema, step["params"]))
+        return found, "steps"
+    if name == "propose_refinement":  # every candidate of every varied param, as the params it would set
+        schema, vary = _fork_schema(state, arguments.get("run_id")), arguments.get("vary")
+        if schema is None or not isinstance(vary, dict):
+            return [], "vary"
+        lists = {k: v for k, v in vary.items() if isinstance(v, list)}
+        return [(f"vary[{i}]", schema, _nested({k: v[i] for k, v in lists.items() if i < len(v)}))
+                for i in range(max((len(v) for v in lists.values()), default=0))], "vary"
+    if name == "fork_run":
+        schema, params = _fork_schema(state, arguments.get("run_id")), arguments.get("changes")
         params = _nested(params) if isinstance(params, dict) else None
-    else:
-        return None
-    if schema is None or not isinstance(params, dict):
-        return None
+        return ([("params", schema, params)] if schema is not None and isinstance(params, dict) else []), "changes"
+    return None
+
+
+def _safely_redacted(schema: dict, params) -> object:
     try:
-        found = sensitive_values(schema, params)
-    except Exception:  # noqa: BLE001 - a hostile shape: validate_params' own shape check refuses it
+        return redact_params(schema, params)
+    except Exception:  # noqa: BLE001 - a hostile shape: log nothing of it rather than a value that may be secret
+        return PLACEHOLDER
+
+
+def _redacted(key: str, arguments: dict, schemas: dict) -> dict:
+    """The arguments as the audit log keeps them: every sensitive value (every changed value of a fork) as
+    the placeholder."""
+    if key == "changes":
+        return {**arguments, key: {k: PLACEHOLDER for k in arguments[key]}}
+    if key == "vary":
+        return {**arguments, key: {k: [PLACEHOLDER] * len(v) if isinstance(v, list) else PLACEHOLDER
+                                   for k, v in arguments[key].items()}}
+    if key == "steps":
+        return {**arguments, "steps": [
+            {**step, "params": _safely_redacted(schemas[f"steps.{step.get('name')}.params"], step["params"])}
+            if isinstance(step, dict) and f"steps.{step.get('name')}.params" in schemas else step
+            for step in arguments["steps"]]}
+    return {**arguments, key: _safely_redacted(schemas["params"], arguments[key])}
+
+
+def sensitive_refusal(state: McpState, name: str, arguments: dict) -> tuple[dict, dict] | None:
+    """(refusal, arguments as logged) when validate_params, a plan action or fork_run carries a sensitive
+    param, else None."""
+    carried = _sensitive_in(state, name, arguments)
+    if carried is None:
         return None
+    places, key = carried
+    found: dict[str, object] = {}
+    for where, schema, params in places:
+        try:
+            values = sensitive_values(schema, params)
+        except Exception:  # noqa: BLE001 - a hostile shape: the action's own shape check refuses it
+            continue
+        found.update({f"{where}.{'.'.join(map(str, parts))}": v for parts, v in values.items()})
     if not found:
         return None
     state.learn_secrets(secret_strings([v for v in found.values() if v != PLACEHOLDER]))
-    where = ", ".join(f"`params.{'.'.join(map(str, parts))}`" for parts in found)
-    shown = {**arguments, key: redact_params(schema, params) if key == "params" else
-             {k: PLACEHOLDER for k in arguments[key]}}
+    shown = _redacted(key, arguments, {where: schema for where, schema, _ in places})
     refusal = error_dict(
         "sensitive_value",
-        f"{where} {'is' if len(found) == 1 else 'are'} sensitive (x-sensitive): a value for it must never pass "
-        "through an MCP client or its model, so it was not used and is not recorded",
+        f"{', '.join(f'`{w}`' for w in found)} {'is' if len(found) == 1 else 'are'} sensitive (x-sensitive): a "
+        "value for it must never pass through an MCP client or its model, so it was not used and is not recorded",
         "over MCP a workflow that needs a sensitive value cannot be filled (MCP form elicitation must not carry "
         "secrets); tell the researcher to run it with `snakegate chat`, which takes the value in a masked field, "
         "or with `snakegate run` on a config they write themselves")
@@ -137,6 +188,8 @@ def run_action(state: McpState, name: str, arguments: dict) -> tuple[dict, bool,
         return refused[0], False, refused[1]
     outcome = call_action(state.ctx, name, arguments)
     result, ok = outcome.result, outcome.ok
+    if is_refinement(outcome.proposal):  # a gated space, kept for execute_refinement (agent/mcp/refine.py)
+        return offer(state, outcome.proposal, result), ok, outcome.arguments
     if outcome.proposal is not None:
         try:
             draft = write_draft(outcome.proposal, state.root, door="mcp")
@@ -162,6 +215,8 @@ async def call_tool(state: McpState, ctx, params, call: Call) -> CallToolResult:
     name = params.name
     if name == EXECUTE.name:
         return await execute(state, ctx, params, call)
+    if name == EXECUTE_REFINEMENT.name:
+        return await execute_refinement(state, ctx, params, call)
     if name not in mcp_actions():
         close = did_you_mean(name, list(mcp_actions()))
         call.refused("unknown_action")

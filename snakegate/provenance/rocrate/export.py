@@ -14,17 +14,24 @@ so the paths in the run's PROV record name the crate's files directly. It holds:
   outputs), one CreateAction per job (instrument the rule's tool), a ControlAction per
   job (instrument the step) and an OrganizeAction for Snakemake itself, every action
   mentioned from the root and carrying the person as agent; a fork also carries the
-  parent run's jobs whose outputs it copied instead of running them again;
+  parent run's jobs whose outputs it copied instead of running them again; the workflow's
+  parts (hasPart) are the tools a job action ran (a tool must be an action's instrument),
+  its HowToSteps every rule;
 - every file with its encodingFormat, size and sha256; the run folder's records
-  (config.yaml, invocation.json, run.json, prov.*) and logs.
+  (config.yaml, invocation.json, run.json, prov.*) and logs;
+- the run's verdict, for a reader who never opens prov.json (verdict.py): each check a
+  DQV QualityMeasurement (and a schema.org PropertyValue) of its Metric, computed on its
+  output file, named by the run's CreateAction, and a Verdict section in the README.
 
 Jobs, their files and times come from prov.json (from_prov.py), so the crate is built
 from the run's records alone; the core passes the manifest and schema in as dicts.
-`validate()` runs roc-validator as a separate command, offline (validate.py).
+`validate()` runs roc-validator as a separate command, offline (validate.py). A plan's run
+is exported by plan_crate.py on the same parts (`write_crate`, the actions, the records).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import mimetypes
 import os
@@ -32,6 +39,7 @@ import tempfile
 from pathlib import Path
 
 from snakegate.provenance.rocrate import from_prov as rp
+from snakegate.provenance.rocrate import verdict
 from snakegate.provenance import runstore
 from snakegate.provenance import secrets as secretkeys
 from snakegate.provenance.runrecords import run_secrets, scrub
@@ -59,6 +67,17 @@ _FORMATS = {".json": "application/json", ".csv": "text/csv", ".tsv": "text/tab-s
             ".vcf": "text/plain", ".gz": "application/gzip", ".bam": "application/octet-stream"}
 RECORDS = (runstore.CONFIG_YAML, runstore.INVOCATION_JSON, runstore.RUN_JSON, runstore.SNAKEMAKE_LOG,
            runstore.ORIGIN_JSON, "prov.json", "prov.provn", "prov.ttl")
+
+
+@functools.cache
+def workflow_with_steps():
+    """rocrate's ComputationalWorkflow that is also a HowTo: a workflow that links to its steps must be one
+    (Provenance Run Crate). Made on first use: rocrate is imported only when a crate is built."""
+    from rocrate.model.computationalworkflow import ComputationalWorkflow
+
+    class WorkflowWithSteps(ComputationalWorkflow):
+        TYPES = ["File", "SoftwareSourceCode", "ComputationalWorkflow", "HowTo"]
+    return WorkflowWithSteps
 
 
 class ExportError(Exception):
@@ -98,6 +117,8 @@ class _Crate:
         self.rule_fps: dict[tuple[str, str, str], object] = {}
         self.tools: dict[str, object] = {}
         self.steps: dict[str, object] = {}
+        self.owners: dict[str, str] = {}  # rule -> the workflow it belongs to
+        self.instruments: set[str] = set()  # rules a job action ran
         self.actions: list = []
         self.person = None
 
@@ -141,12 +162,6 @@ class _Crate:
             crate.root_dataset["author"] = self.person
 
     def workflow(self):
-        from rocrate.model.computationalworkflow import ComputationalWorkflow
-
-        class WorkflowWithSteps(ComputationalWorkflow):
-            # a workflow that links to its steps must also be a HowTo (Provenance Run Crate)
-            TYPES = ["File", "SoftwareSourceCode", "ComputationalWorkflow", "HowTo"]
-
         manifest = self.manifest
         dest = f"{self.wf_rel}/Snakefile"
         snakefile = self.wf_folder / "Snakefile"
@@ -155,7 +170,7 @@ class _Crate:
                       "encodingFormat": "text/x-snakemake", "sha256": sha256_file(snakefile),
                       "url": (rp.plan_base(self.prov) or "").rstrip("/"), "conformsTo": {"@id": BIOSCHEMAS_WORKFLOW}}
         self.main = self.crate.add_workflow(snakefile, dest_path=dest, main=True, lang="snakemake",
-                                            cls=WorkflowWithSteps, lang_version=rp.engine_version(self.prov),
+                                            cls=workflow_with_steps(), lang_version=rp.engine_version(self.prov),
                                             properties={k: v for k, v in properties.items() if v})
         self.files[dest] = self.main
         for path in _folder_files(self.wf_folder):
@@ -165,30 +180,41 @@ class _Crate:
         for rule, io in (manifest.get("rules") or {}).items():
             self.tool(rule, io or {})
 
-    def tool(self, rule: str, io: dict | None = None):
-        """The rule's tool (SoftwareApplication) and step (HowToStep), with FormalParameters for its IO."""
+    def tool(self, rule: str, io: dict | None = None, ident: str | None = None, own: str | None = None,
+             owner: str | None = None, version: str | None = None):
+        """The rule's tool (SoftwareApplication) and step (HowToStep), with FormalParameters for its IO. `rule` is
+        the name the record gives its jobs; a plan's step passes its rule's own name, workflow and version."""
         if rule in self.tools:
             return self.tools[rule]
         base = rp.plan_base(self.prov)
-        ident = f"{base}rule/{local(rule)}" if base else f"#tool-{_slug(rule)}"
-        tool = self.add(ident, {"@type": "SoftwareApplication", "name": f"rule {rule}", "url": ident,
-                                "softwareVersion": self.manifest.get("version") or "unknown",
-                                "description": f"Snakemake rule `{rule}` of workflow {self.wf_id}"})
+        ident = ident or (f"{base}rule/{local(rule)}" if base else f"#tool-{_slug(rule)}")
+        own, owner = own or rule, owner or self.wf_id
+        tool = self.add(ident, {"@type": "SoftwareApplication", "name": f"rule {own}", "url": ident,
+                                "softwareVersion": version or self.manifest.get("version") or "unknown",
+                                "description": f"Snakemake rule `{own}` of workflow {owner}"})
         for direction in ("input", "output"):
             fps = []
             for name, kind in ((io or {}).get(direction) or {}).items():
                 fp = self.crate.add_formal_parameter(name=name, additionalType="File",
                                                      identifier=f"#param-{_slug(rule)}-{direction}-{_slug(name)}",
-                                                     description=f"{direction} `{name}` of rule {rule} ({kind})")
+                                                     description=f"{direction} `{name}` of rule {own} ({kind})")
                 self.rule_fps[(rule, direction, name)] = fp
                 fps.append(fp)
             if fps:
                 tool[direction] = fps
-        step = self.add(f"#step-{_slug(rule)}", {"@type": "HowToStep", "name": rule,
-                                                  "position": str(len(self.steps))})
+        position = sum(1 for r in self.steps if self.owners.get(r) == owner)
+        step = self.add(f"#step-{_slug(rule)}", {"@type": "HowToStep", "name": own, "position": str(position)})
         step["workExample"] = tool
-        self.tools[rule], self.steps[rule] = tool, step
+        self.tools[rule], self.steps[rule], self.owners[rule] = tool, step, owner
         return tool
+
+    def ran(self, rules) -> list:
+        """The tools of `rules` that a job action names as instrument (a tool in a workflow's hasPart must be
+        one: a rule that never ran in the run, nor in its parent's copied jobs, is a step of the workflow but
+        not one of its parts here); all of them when none ran."""
+        rules = list(rules)
+        done = [self.tools[r] for r in rules if r in self.instruments]
+        return done or [self.tools[r] for r in rules]
 
     def parameters(self) -> tuple[list, list]:
         """(objects, results) of the run action: input files and PropertyValues, declared outputs."""
@@ -261,6 +287,7 @@ class _Crate:
                 name = role.rsplit("/", 1)[-1] if role and role.startswith(f"plan:rule/{local(job.rule)}/") else None
                 self.example_of(entity, self.rule_fps.get((job.rule, direction, name)))
         tool = self.tool(job.rule)
+        self.instruments.add(job.rule)
         where = f" in run {parent}, whose outputs this fork copied instead of running it again" if parent else ""
         wildcards = f" with wildcards {job.wildcards}" if job.wildcards else ""
         # a job a cancel killed has no end of its own: it ended when the run did
@@ -281,15 +308,8 @@ class _Crate:
         self.describe_root(license)
         self.workflow()
         objects, results = self.parameters()
-        start, end = rp.crate_time(self.run_attrs.get("prov:startTime")), rp.crate_time(self.run_attrs.get("prov:endTime"))
-        error = plain(self.run_attrs.get("sg:error")) or (f"cancelled by {self.record['cancelled_by']}"
-                                                           if self.record.get("cancelled_by") else None)
-        run_action = self.action(self.main, f"#run-{_slug(self.run_id)}", f"run {self.run_id} of {self.wf_id}",
-                                 f"snakegate run {self.run_id} of workflow {self.wf_id} "
-                                 f"{self.manifest.get('version', '')}: {self.status}",
-                                 self.status, start, end, error, objects, results)
-        engine = self.add(SNAKEMAKE_IRI, {"@type": "SoftwareApplication", "name": "Snakemake", "url": SNAKEMAKE_IRI,
-                                          "softwareVersion": rp.engine_version(self.prov) or "unknown"})
+        run_action = self.run_action(objects, results, f"snakegate run {self.run_id} of workflow {self.wf_id} "
+                                                       f"{self.manifest.get('version', '')}: {self.status}")
         jobs = rp.jobs(self.prov)
         controls = [self.job_action(job, self.run_attrs.get("prov:endTime")) for job in jobs]
         parent = self.record.get("parent_run")
@@ -300,6 +320,24 @@ class _Crate:
             except Exception:  # noqa: BLE001 - a parent without a readable record: the fork stands alone
                 parent_prov = {}
             controls += [self.job_action(job, None, parent) for job in rp.jobs(parent_prov) if job.rule not in ran]
+        self.main["hasPart"] = self.ran(self.tools)
+        self.main["step"] = list(self.steps.values())
+        return self.finish(run_action, controls)
+
+    def run_action(self, objects: list, results: list, description: str):
+        """The run's CreateAction: the main workflow as instrument, the run's times, status and error."""
+        start = rp.crate_time(self.run_attrs.get("prov:startTime"))
+        end = rp.crate_time(self.run_attrs.get("prov:endTime"))
+        error = plain(self.run_attrs.get("sg:error")) or (f"cancelled by {self.record['cancelled_by']}"
+                                                           if self.record.get("cancelled_by") else None)
+        return self.action(self.main, f"#run-{_slug(self.run_id)}", f"run {self.run_id} of {self.wf_id}", description,
+                           self.status, start, end, error, objects, results)
+
+    def finish(self, run_action, controls: list):
+        """Snakemake's OrganizeAction over the ControlActions, every action mentioned from the root, the records,
+        the README; the crate."""
+        engine = self.add(SNAKEMAKE_IRI, {"@type": "SoftwareApplication", "name": "Snakemake", "url": SNAKEMAKE_IRI,
+                                          "softwareVersion": rp.engine_version(self.prov) or "unknown"})
         organize = self.add(f"#orchestrate-{_slug(self.run_id)}", {
             "@type": "OrganizeAction", "name": f"Snakemake orchestrating run {self.run_id}",
             "description": f"Snakemake executing the jobs of run {self.run_id}"})
@@ -307,16 +345,14 @@ class _Crate:
         organize["result"] = run_action
         if controls:
             organize["object"] = controls
-        for key, value in (("startTime", start), ("endTime", end)):
-            if value:
-                organize[key] = value
+        for key in ("startTime", "endTime"):
+            if run_action.get(key):
+                organize[key] = run_action[key]
         if self.person is not None:
             organize["agent"] = self.person
-        self.main["hasPart"] = list(self.tools.values())
-        self.main["step"] = list(self.steps.values())
         self.crate.root_dataset["mentions"] = [*self.actions, organize, *controls]
         self.records(run_action)
-        self.readme()
+        self.readme(verdict.add(self, run_action))
         for ident, fps in self.examples.items():
             self.crate.get(ident)["exampleOfWork"] = fps
         _single_values(self.crate)
@@ -340,9 +376,22 @@ class _Crate:
             for path in sorted(p for p in logs.rglob("*") if p.is_file()):
                 self.file(path, f"{self.run_rel}/{path.relative_to(self.run_dir).as_posix()}")
 
-    def readme(self) -> None:
+    def readme(self, verdict_lines: list[str] = ()) -> None:
+        """README.md about the crate (its lines: readme_lines, then the verdict's)."""
+        text = "\n".join([*self.readme_lines(),
+                          "- Inputs sit at their paths relative to the registry (e.g. `data/...`).",
+                          "",
+                          "Sensitive parameter values appear only as keyed hashes (`hmac-sha256:...`).",
+                          *verdict_lines,
+                          ""])
+        path = self.scratch / "README.md"
+        path.write_text(text, encoding="utf-8")
+        readme = self.file(path, "README.md", {"about": self.crate.root_dataset, "encodingFormat": "text/markdown"})
+        readme["about"] = self.crate.root_dataset
+
+    def readme_lines(self) -> list[str]:
         manifest = self.manifest
-        text = "\n".join([
+        return [
             f"# {manifest.get('title') or self.wf_id}: run {self.run_id}",
             "",
             f"The record of one run of the snakegate workflow `{self.wf_id}` {manifest.get('version', '')}: "
@@ -354,15 +403,7 @@ class _Crate:
             f"- `{self.wf_rel}/` is the workflow as it ran; its `Snakefile` is the main workflow.",
             f"- `{self.run_rel}/` is the run folder: outputs, logs, `config.yaml`, `invocation.json`, `run.json`",
             "  and the run's W3C PROV record (`prov.json`, `prov.provn`, `prov.ttl`).",
-            "- Inputs sit at their paths relative to the registry (e.g. `data/...`).",
-            "",
-            "Sensitive parameter values appear only as keyed hashes (`hmac-sha256:...`).",
-            "",
-        ])
-        path = self.scratch / "README.md"
-        path.write_text(text, encoding="utf-8")
-        readme = self.file(path, "README.md", {"about": self.crate.root_dataset, "encodingFormat": "text/markdown"})
-        readme["about"] = self.crate.root_dataset
+        ]
 
 
 def _single_values(crate) -> None:
@@ -383,6 +424,14 @@ def build_crate(run_dir: Path, registry_root: Path, manifest: dict, schema: dict
 def export(run_dir: Path, registry_root: Path, dest: Path, manifest: dict, schema: dict, workflow_folder: Path,
            license: str = DEFAULT_LICENSE) -> Path:
     """Write the crate to folder `dest` or, when it ends in .zip, to that ZIP file. Returns `dest`."""
+    return write_crate(lambda scratch: build_crate(run_dir, registry_root, manifest, schema, workflow_folder, scratch,
+                                                   license), dest)
+
+
+def write_crate(build, dest: Path) -> Path:
+    """Write the crate `build(scratch)` makes to folder `dest` or, when it ends in .zip, to that ZIP file.
+    `scratch` (next to the destination) holds what the crate writes that the run folder does not have (redacted
+    records, the README), until the crate is written."""
     dest = Path(dest)
     if dest.exists() and not dest.is_dir() and dest.suffix.lower() != ".zip":
         raise ExportError(f"{dest} exists and is not a folder; give a new folder or a .zip path")
@@ -393,7 +442,7 @@ def export(run_dir: Path, registry_root: Path, dest: Path, manifest: dict, schem
     dest.parent.mkdir(parents=True, exist_ok=True)
     # scratch sits next to the destination: redacted records, and a zip renamed into place when complete
     with tempfile.TemporaryDirectory(dir=dest.parent, prefix=".snakegate-export-") as tmp:
-        crate = build_crate(run_dir, registry_root, manifest, schema, workflow_folder, Path(tmp), license)
+        crate = build(Path(tmp))
         if dest.suffix.lower() == ".zip":
             tmp_zip = Path(tmp) / dest.name
             crate.write_zip(tmp_zip)

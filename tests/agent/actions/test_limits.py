@@ -99,5 +99,8 @@ def test_a_path_inside_the_registry_is_shown_relative_to_it(agent_registry):
     assert view.hide(f"see {agent_registry}/workflows/x/Snakefile, line 3") == "see workflows/x/Snakefile, line 3"
     assert view.hide("http://127.0.0.1:8080/v1 and 1/2 and data/x.csv") == "http://127.0.0.1:8080/v1 and 1/2 and data/x.csv"
     assert view.hide("~/secret.csv or /home/ada/secret.csv") == "<outside the data roots> or <outside the data roots>"
+    # a JSON pointer of a workflow's contract is no path on this machine: kept as written
+    assert view.hide("keys: [/rows_in, /background/ks_pvalue]") == "keys: [/rows_in, /background/ks_pvalue]"
+    assert view.hide("/etc/hostname and /tmp/x") == "<outside the data roots> and <outside the data roots>"
     outside_root = limits.PathView(agent_registry, ["/srv/shared-data"], home="/home/ada")
     assert outside_root.hide("/srv/shared-data/a.csv") == "/srv/shared-data/a.csv"  # inside a data root: kept

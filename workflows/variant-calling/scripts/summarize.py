@@ -2,7 +2,8 @@
 
 The counts come from `bcftools stats -s -` (its SN, TSTV and PSC sections, read
 by the column names in its own `# PSC ...` header lines) and the depth from
-results/coverage.tsv. Ts/Tv is transitions / transversions among the SNP alleles
+results/coverage.tsv; the mapped fraction from `samtools flagstat` (mapped / in total, QC-passed
+reads). Ts/Tv is transitions / transversions among the SNP alleles
 a sample carries (null when it carries no transversion); heterozygous and
 homozygous_alt count SNP genotypes (bcftools' PSC), variant_sites adds the indels. Numbers are rounded to
 6 significant digits and keys sorted, so the file is byte-stable.
@@ -40,6 +41,21 @@ def read_stats(path):
     return rows
 
 
+def mapped_fraction(path):
+    """Mapped reads / all reads (QC-passed) from samtools flagstat's text: `N + M in total`, `N + M mapped (`."""
+    total = mapped = None
+    with open(path) as fh:
+        for line in fh:
+            m = re.match(r"(\d+) \+ \d+ (in total|mapped \()", line)
+            if m and m.group(2) == "in total" and total is None:
+                total = int(m.group(1))
+            elif m and m.group(2) != "in total" and mapped is None:
+                mapped = int(m.group(1))
+    if total is None or mapped is None:
+        raise SystemExit(f"variant-calling summarize: {path} is not samtools flagstat output")
+    return ratio(mapped, total)
+
+
 def main(smk):
     logging.basicConfig(filename=smk.log[0], filemode="w", level=logging.INFO, format="%(levelname)s %(message)s")
     samples = list(smk.params.samples)
@@ -56,6 +72,7 @@ def main(smk):
     fai = pd.read_csv(smk.input.fai, sep="\t", header=None, usecols=[0, 1], names=["contig", "length"],
                       dtype={"contig": str})
 
+    flagstats = dict(zip(samples, smk.input.flagstats))
     per_sample = {}
     for s in samples:
         row = psc[s]
@@ -71,6 +88,7 @@ def main(smk):
             "transitions": ts,
             "transversions": tv,
             "ts_tv": ratio(ts, tv),
+            "mapped_fraction": mapped_fraction(flagstats[s]),
             "mean_depth": sig(float(np.average(depth, weights=width))),
             "windows_below_10x_fraction": sig(float(np.average(depth < DEPTH_THRESHOLD, weights=width))),
         }
