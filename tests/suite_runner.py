@@ -32,12 +32,41 @@ import pytest
 
 TESTS = Path(__file__).resolve().parent
 
-# Tests (folders, modules, or module::test) that start a Snakemake run, a terminal, a browser or Slurm.
-SLOW_PATHS: tuple[str, ...] = ()
+# Tests that start a Snakemake run, a terminal, a browser or Slurm: folders (ending in /), modules, or
+# module::test (every parametrization of it), relative to tests/.
+SLOW_PATHS: tuple[str, ...] = (
+    "workflows/",                      # every curated workflow run for real, standalone and through snakegate
+    "run/",                            # runs: faults, signals, job gate, pinning, staging, Slurm
+    "views/",                          # reports of real runs, in text and in Chromium
+    "agent/mcp/",                      # the MCP server as a process of its own, and its runs
+    "plan/",                           # plans gated with their DAGs and run
+    "tui/test_run_flow.py", "tui/test_run_flow_openai.py", "tui/test_terminal.py",
+    "tui/test_chat_snapshots.py::test_run_panel_after_a_failed_run",
+    "agent/test_flow.py", "agent/test_damaged_runs_chat.py",
+    "agent/test_ask.py::test_ask_yes_runs_the_draft_with_the_typist_as_approver",
+    "agent/test_audit.py::test_a_run_records_the_hash_of_the_transcript_up_to_its_approval",
+    "agent/test_controller.py::test_execute_with_the_ui_approval_runs_snakemake_and_records_the_origin",
+    "commands/test_damaged_runs.py",
+    "config/test_hostile.py::test_hostile_config_is_refused_by_plain_snakemake_before_any_job",
+    "config/test_hostile.py::test_snakegate_run_refuses_an_alias_bomb_and_leaves_no_run",
+    "config/test_hostile.py::test_yte_config_is_refused_by_validate_and_run_without_evaluating_it",
+    "config/test_hostile.py::test_plain_snakemake_stops_a_yte_config_and_says_why",
+    "config/test_size_refusals.py",
+    "contribute/test_declarations_held.py", "contribute/test_testcases.py",
+    "provenance/test_secret_hashes.py",
+    "provenance/test_prov_o.py::test_every_file_of_every_job_has_plain_usage_and_generation",
+    "test_layout.py::test_a_run_recorded_before_the_layout_move_still_verifies_reruns_and_forks",
+    "test_suite_runner.py::test_the_test_command_runs_on_workers_and_builds_a_shared_session_fixture_once",
+    "test_suite_runner.py::test_the_fast_loop_fails_a_test_that_starts_snakemake_unmarked_and_names_where_to_mark_it",
+)
 
-# Fixtures whose setup starts a Snakemake run (a test using one is slow wherever it lives).
+# Fixtures whose setup starts a Snakemake run: a name (wherever it is defined) or module::name.
 SLOW_FIXTURES = frozenset({
-    "prov_registry",  # prov_runs.py and views/report_runs.py: the session's runs of every kind
+    "prov_registry",                      # prov_runs.py and views/report_runs.py: the session's runs of every kind
+    "curated_test_run",                   # curated_tests.py: `snakegate test` of every curated workflow
+    "ran",                                # agent/conftest.py: a succeeded and a failed run
+    "provenance/test_provjson.py::curated_runs",
+    "check/test_broken.py::broken_report",
 })
 
 # Groups (named by a shared fixture or a module, as in group_of) that start before the others, in this order.
@@ -51,8 +80,8 @@ FIRST: tuple[str, ...] = (
 
 # What a test started that makes it slow: Snakemake (directly, or `snakegate run/test/...` in a process of its
 # own), a terminal, a browser, a Slurm daemon or client.
-SPAWNS_SLOW = re.compile(r"-m snakemake\b|snakegate(\.cli)?\b|\btmux\b|chrom|playwright|"
-                         r"\b(sbatch|srun|squeue|scancel|scontrol|sinfo|slurmctld|slurmd|munged)\b")
+SPAWNS_SLOW = re.compile(r"-m snakemake\b|(^|[\s/])snakegate(\.cli)?(\s|$)|snakegate\.run\b|\btmux\b|chrom|"
+                         r"playwright|\b(sbatch|srun|squeue|scancel|scontrol|sinfo|slurmctld|slurmd|munged)\b")
 # ... but not the gate's sandbox workers (a warm pool the gate asks for DAGs and preflights: no run).
 SPAWNS_FAST = re.compile(r"snakegate\.gate\.sandbox_worker")
 
@@ -143,12 +172,16 @@ def group_of(items: list[pytest.Item]) -> dict[pytest.Item, str]:
 
 
 def is_slow(item: pytest.Item) -> bool:
-    nodeid = item.nodeid
+    nodeid, module = item.nodeid, _relpath(item)
     for path in SLOW_PATHS:
         path = f"tests/{path}"
-        if nodeid == path or nodeid.startswith((path + "::", path.rstrip("/") + "/")):
+        if nodeid == path or nodeid.startswith((path + "::", path + "[")) or (path.endswith("/") and nodeid.startswith(path)):
             return True
-    return bool(SLOW_FIXTURES & set(item.fixturenames))
+    for fixture in SLOW_FIXTURES:
+        where, _, name = fixture.rpartition("::")
+        if name in item.fixturenames and (not where or module == f"tests/{where}"):
+            return True
+    return False
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
