@@ -52,7 +52,7 @@ from snakegate.agent.events import (
 )
 from snakegate.agent.guided.parse import request_values
 from snakegate.agent.history import call_key, request_view, scrub_messages
-from snakegate.agent.prompt import clear_choice, relative, system_prompt
+from snakegate.agent.prompt import clear_choice, offered_ids, relative, system_prompt
 from snakegate.agent.refining import Refining, is_refinement, ready_event
 from snakegate.agent.redact import MASKED_NOTE, MASKED_NOTE_RE, secret_strings, sensitive_params
 from snakegate.agent.secretscan import Suspect, find_secrets
@@ -145,7 +145,11 @@ class Conversation(Approving, Refining):
         turn = self._open
         done = turn.described_ids if turn is not None else set()
         likely = clear_choice(self.registry, turn.text) if turn is not None and not done else None
-        return conversation_tools(self.registry.ids(), shape, done=done, files=files, likely=likely)
+        said = "\n".join(m["content"] for m in self.messages[1:] if isinstance(m.get("content"), str))
+        keep = tuple(i for i in (wf.id if wf is not None else None,
+                                 getattr(self.draft, "workflow", None)) if isinstance(i, str))
+        ids = offered_ids(self.registry, turn.text if turn is not None else None, said, keep)
+        return conversation_tools(ids, shape, done=done, files=files, likely=likely)
 
     def _log(self, kind: str, **data) -> None:
         if self.audit is not None:

@@ -254,7 +254,8 @@ def read_resource(state: McpState, uri: str) -> tuple[str, str]:
         close = did_you_mean(m["id"], ids) if m else None
         raise MCPError(code=INVALID_PARAMS, message=(
             f"no resource `{uri[:200]}`; resources are snakegate://workflows/<id>/manifest, /params and /skill"
-            + (f" (did you mean workflow `{close}`?)" if close else f" for the workflows {', '.join(ids)}")))
+            + (f" (did you mean workflow `{close}`?)" if close else f" for the workflows {', '.join(ids[:20])}"
+               + (f" and {len(ids) - 20} more (search_workflows finds them)" if len(ids) > 20 else ""))))
     file, mime, _ = KINDS[m["kind"]]
     if file is None:
         table = {"id": wf.id, "version": wf.manifest.version, "params": param_table(wf.schema)}
