@@ -31,6 +31,8 @@ HELP = (
     "- `done`: keep the defaults for the remaining parameters and validate\n"
     "- `restart`: start over\n"
     "- `runs`: earlier runs; `show RUN`: what happened in one; `fork RUN name=value`: a new draft from it\n"
+    "- after a run, say a change in your words (*try leave-one-out instead*, *same with Cr below 10*): a fork "
+    "of it with only that change, for you to approve; `compare`: the last run against the one before\n"
     "- several steps, one after another: *profile my table, then benchmark a classifier on the cleaned "
     "result*; `then also …` adds a step, `set step.name=value` changes one, `remove step NAME` drops one\n"
     "- `help`: this message\n"

@@ -110,7 +110,7 @@ def _sensitive_in(state: McpState, name: str, arguments: dict) -> tuple[list[tup
             if wf is not None and isinstance(step.get("params"), dict):
                 found.append((f"steps.{step.get('name')}.params", wf.schema, step["params"]))
         return found, "steps"
-    if name == "fork_run":
+    if name in ("fork_run", "recover_run"):
         schema, params = _fork_schema(state, arguments.get("run_id")), arguments.get("changes")
         params = _nested(params) if isinstance(params, dict) else None
         return ([("params", schema, params)] if schema is not None and isinstance(params, dict) else []), "changes"
