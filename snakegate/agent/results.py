@@ -184,12 +184,14 @@ def _shown_changes(units: list, changes: dict) -> dict:
 
 
 # ---- the parts of a summary ----------------------------------------------------------------------
-def _cut(text: Any, limit: int = TEXT_CHARS) -> str:
-    text = " ".join(str(text).split())
+def _cut(text: Any, limit: int = TEXT_CHARS, clean=None) -> str:
+    """One line of at most `limit` characters; `clean` (masking, path hiding) goes first, so a secret or a
+    path is never cut into a piece that no longer looks like one."""
+    text = " ".join((clean(str(text)) if clean else str(text)).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _verdict(record: dict) -> dict | None:
+def _verdict(record: dict, clean) -> dict | None:
     verdict = record.get("verdict")
     if not isinstance(verdict, dict) or verdict.get("status") not in ("pass", "fail", "unknown"):
         return None
@@ -204,26 +206,26 @@ def _verdict(record: dict) -> dict | None:
             entry["values"] = [{"at": v.get("at"), "value": v.get("value"), "status": v.get("status")}
                                for v in items[:8]]
         if c.get("status") != "pass":
-            entry["says"] = _cut(c.get("says") or "")
+            entry["says"] = _cut(c.get("says") or "", clean=clean)
             entry["params"] = [p for p in c.get("params") or [] if isinstance(p, str)]
             entry["output"] = c.get("output")
         if c.get("reason"):
-            entry["reason"] = _cut(c["reason"])
+            entry["reason"] = _cut(c["reason"], clean=clean)
         checks.append(entry)
     out = {"status": verdict["status"], "checks": checks}
     if verdict.get("reason"):
-        out["reason"] = _cut(verdict["reason"])
+        out["reason"] = _cut(verdict["reason"], clean=clean)
     return out
 
 
-def _failure(record: dict, run_dir: Path) -> dict | None:
+def _failure(record: dict, run_dir: Path, clean) -> dict | None:
     """The failing rule, the real error and its log's last lines, from run.json (a log only inside the run)."""
     failure = record.get("failure") if isinstance(record.get("failure"), dict) else {}
     rule = failure.get("rule") or record.get("failed_rule")
     message = failure.get("message") or record.get("error")
     if not rule and not message:
         return None
-    out = {"rule": rule, "error": _cut(message or "(no message)", 2 * TEXT_CHARS)}
+    out = {"rule": rule, "error": _cut(message or "(no message)", 2 * TEXT_CHARS, clean)}
     if failure.get("exception"):
         out["exception"] = failure["exception"]
     tail = failure.get("log_tail") if isinstance(failure.get("log_tail"), list) else None
@@ -238,7 +240,7 @@ def _failure(record: dict, run_dir: Path) -> dict | None:
             except (OSError, runstore.RecordUnreadable):
                 tail = None
     if tail:
-        out["log_tail"] = [_cut(line, 200) for line in tail if str(line).strip()][-LOG_LINES:]
+        out["log_tail"] = [_cut(line, 200, clean) for line in tail if str(line).strip()][-LOG_LINES:]
     return out
 
 
@@ -251,7 +253,7 @@ def _number_leaves(document: Any) -> dict:
                                            if len(leaves) > KEY_NUMBERS else {})
 
 
-def _table_head(data: bytes, delimiter: str, declared: list[str] | None) -> dict:
+def _table_head(data: bytes, delimiter: str, declared: list[str] | None, clean) -> dict:
     text = data[:HEAD_BYTES].decode("utf-8", errors="replace").lstrip("\ufeff")
     more = len(data) > HEAD_BYTES
     if more:
@@ -267,7 +269,7 @@ def _table_head(data: bytes, delimiter: str, declared: list[str] | None) -> dict
     columns = [c for c in declared if c in header] if declared else list(header)
     columns = (columns or list(header))[:TABLE_COLUMNS]
     at = [header.index(c) for c in columns]
-    shown = [[_cut(row[i], CELL_CHARS) if i < len(row) else "" for i in at] for row in body[:TABLE_ROWS]]
+    shown = [[_cut(row[i], CELL_CHARS, clean) if i < len(row) else "" for i in at] for row in body[:TABLE_ROWS]]
     total = len(body) if not more else sum(1 for line in data.splitlines()[1:] if line.strip())
     return {"columns": columns, "rows": shown, "total_rows": total,
             "more_columns": max(0, len(header) - len(columns))}
@@ -297,7 +299,7 @@ def _parents_copies(run_dir: Path, record: dict) -> set[str]:
     return {entry["path"] for entry in reuse.still_reused(run_dir, seeded)}
 
 
-def _outputs(run_dir: Path, units: list, verdict: dict | None, record: dict) -> tuple[dict, dict, list, dict]:
+def _outputs(run_dir: Path, units: list, verdict: dict | None, record: dict, clean) -> tuple[dict, dict, list, dict]:
     """(numbers, tables, suggestions, unreadable) from the run's declared outputs."""
     from snakegate.contract import artifacts
     from snakegate.contract.outputs import declared_columns, placeholders
@@ -332,7 +334,7 @@ def _outputs(run_dir: Path, units: list, verdict: dict | None, record: dict) -> 
                         numbers[prefix + name] = leaves
                 else:
                     declared = declared_columns(decl, params, lambda _param: None)
-                    tables[prefix + name] = _table_head(data, artifacts.delimiter(kind), declared)
+                    tables[prefix + name] = _table_head(data, artifacts.delimiter(kind), declared, clean)
             except _Unread as exc:
                 unread[prefix + name] = str(exc).replace(f"`{prefix + name}` ", "")
             except Exception as exc:  # noqa: BLE001 - a hostile output is said, never a crash
@@ -365,23 +367,29 @@ def summarize(run_dir: Path, view, known_secrets: Iterable[str] = ()) -> dict:
     run_dir = Path(os.path.abspath(run_dir))
     record, problem = runstore.load_run(run_dir)
     if not record:
-        return {"run_id": run_dir.name, "status": "unreadable", "unreadable": _cut(problem or "run.json is missing")}
+        return {"run_id": run_dir.name, "status": "unreadable",
+                "unreadable": _cut(problem or "run.json is missing", clean=view.hide)}
     invocation = runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}
     units = _units(run_dir, record, invocation)
+    hidden = secret_strings([*_run_secrets(run_dir, units), *known_secrets])
+
+    def clean(text: str) -> str:
+        return view.hide(_masked_text(scrub(text, hidden)))
+
     status = str(record.get("status") or "unknown")
     out: dict[str, Any] = {"run_id": record.get("run_id") or run_dir.name, "workflow": record.get("workflow"),
                            "version": record.get("version"), "status": status,
                            "duration_s": record.get("duration_s")}
     if record.get("parent_run"):
         out["fork_of"] = record["parent_run"]
-        out["changes"] = dict(record.get("fork_changes") or {})
+        out["changes"] = _shown_changes(units, dict(record.get("fork_changes") or {}))
     if isinstance(record.get("recovery_of"), dict):
         out["recovery_of"] = record["recovery_of"]
-    verdict = _verdict(record)
+    verdict = _verdict(record, clean)
     if verdict is not None:
         out["verdict"] = verdict
     if status not in ("succeeded", "running"):
-        failure = _failure(record, run_dir)
+        failure = _failure(record, run_dir, clean)
         if failure is not None:
             out["failure"] = failure
     if record.get("cancelled_by"):
@@ -389,15 +397,13 @@ def summarize(run_dir: Path, view, known_secrets: Iterable[str] = ()) -> dict:
     for key in ("missing_outputs", "input_changed"):
         if record.get(key):
             out[key] = [x.get("path") or x.get("param") if isinstance(x, dict) else x for x in record[key]][:10]
-    numbers, tables, suggestions, unread = _outputs(run_dir, units, verdict, record)
+    numbers, tables, suggestions, unread = _outputs(run_dir, units, verdict, record, clean)
     for key, value in (("numbers", numbers), ("tables", tables), ("suggestions", suggestions),
                        ("unreadable_outputs", unread)):
         if value:
             out[key] = value
     out["params"] = _shown_params(units)
-    if out.get("changes"):
-        out["changes"] = _shown_changes(units, out["changes"])
-    hidden = secret_strings([*_run_secrets(run_dir, units), *known_secrets])
+    # every string (and key) once more, whole: what was not cut is masked and its paths hidden here
     return view.hide(_map_strings(scrub(out, hidden), _masked_text))
 
 
