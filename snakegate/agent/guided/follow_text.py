@@ -79,13 +79,13 @@ def evidence_text(evidence: dict) -> str:
 
 
 def ask_what_to_change(evidence: dict, workflow: str | None) -> str:
+    """The question after evidence with no change to propose: what to change, naming the params the workflow
+    points at (never a guess)."""
     params = evidence.get("params") or []
-    where = f" of `{workflow}`" if workflow else ""
-    if params:
-        return (f"What should change? The workflow points at {', '.join(f'`{p}`' for p in params)}{where}. Say it "
-                "in your words (e.g. *try the other model*, *use fill_mean instead*) and I draft the fork.")
-    return (f"What should change{where}? Say it in your words (e.g. *use fill_mean instead*) and I draft the "
-            "fork, or type `fork RUN name=value`.")
+    where = f" in `{workflow}`" if workflow else ""
+    pointed = f" The workflow points at {', '.join(f'`{p}`' for p in params)}." if params else ""
+    return (f"What should change{where}?{pointed} Say it in your words (e.g. *try the other model*, *use fill_mean "
+            f"instead*) and I draft the fork as its recovery, or type `fork {evidence.get('run')} name=value`.")
 
 
 def after_run_hint(s: dict) -> str:
