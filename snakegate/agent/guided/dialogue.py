@@ -7,8 +7,9 @@ top level: the Backend protocol, the fold over the conversation, the commands
 (`list`, `help`, `restart`, `runs`, `show RUN`, `fork RUN name=value`, what
 "approve" means) and choosing a workflow through `search_workflows` /
 `describe_workflow`; filling its parameters is fill.py, a chain of workflows
-as a plan plan.py, a finished run's summary, follow-ups in the researcher's
-words, recoveries and comparisons follow.py, reading answers parse.py, wording text.py. Its state is a fold over the
+as a plan plan.py, a bounded refinement ("try NAME V1 then V2 until CHECK") refine.py, a finished run's
+summary, follow-ups in the researcher's words, recoveries and comparisons follow.py, reading answers
+parse.py, wording text.py. Its state is a fold over the
 conversation's inputs (user texts and tool results), so the same conversation
 always gives the same replies, and a history it did not see grow is replayed
 from the start.
@@ -31,6 +32,7 @@ from snakegate.agent.guided.fill import Filling
 from snakegate.agent.guided.follow import COMPARE, Following
 from snakegate.agent.guided.parse import KEEP_DEFAULT, follow_up, fork_command, keywords, unquote
 from snakegate.agent.guided.plan import Planning
+from snakegate.agent.guided.refine import RefineTalk
 from snakegate.agent.guided.text import (
     APPROVE, GREETING, HELP, NO_DRAFT_TO_APPROVE, error_text, explain_text, fork_text, numbered_workflows, runs_text,
 )
@@ -76,7 +78,7 @@ class _State:
     choosing: dict | None = None
 
 
-class GuidedBackend(Following, Planning, Filling):
+class GuidedBackend(Following, Planning, Filling, RefineTalk):
     """A deterministic dialogue that drives the platform actions exactly as a model would."""
 
     name = "guided"
@@ -145,6 +147,9 @@ class GuidedBackend(Following, Planning, Filling):
         command = re.match(r"^(show|fork)\s+(\S.*)$", text, re.I)
         if command:
             return self._run_command(command.group(1).lower(), command.group(2).strip())
+        refined = self._maybe_refine(text)  # "try NAME V1 then V2 until CHECK" (guided/refine.py)
+        if refined is not None:
+            return refined
         if re.match(r"set(\s|$)", word):
             return self._plan_set(text[3:].strip()) or self._set(text[3:].strip())
         if st.mode == "ask" and st.pending:
@@ -181,7 +186,8 @@ class GuidedBackend(Following, Planning, Filling):
                    "fork": self._on_fork, "plan_search": self._on_plan_search,
                    "run_summary": self._on_run_summary, "recover": self._on_recover, "follow_run": self._on_follow_run,
                    "follow_describe": self._on_follow_describe, "compare": self._on_compare,
-                   "plan_describe": self._on_plan_describe, "plan_result": self._on_plan_result}[purpose]
+                   "plan_describe": self._on_plan_describe, "plan_result": self._on_plan_result,
+                   "refine": self._on_refine}[purpose]
         return handler(result, ctx)
 
     # ---- replies -------------------------------------------------------------------------------
