@@ -25,6 +25,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from snakegate.provenance.private import private_path
+
 FOLDER = (".snakegate", "annotations")
 MAX_BYTES = 1 << 20          # a run's annotations file read at most this far
 MAX_LINE = 16 << 10          # one annotation's JSON line
@@ -57,7 +59,7 @@ def append(registry_root: Path, run_id: str, annotation: dict) -> Path:
     if len(data) > MAX_LINE:
         raise AnnotationError(f"the annotation is {len(data):,} bytes; at most {MAX_LINE:,} are kept")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_path(path.parent)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
