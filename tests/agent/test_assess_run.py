@@ -10,6 +10,7 @@ import json
 import stat
 
 from registry_copies import snakegate
+
 from snakegate.agent.actions.platform import ActionContext, call_action
 from snakegate.registry.settings import load_settings
 from snakegate.registry.workflows import Registry
