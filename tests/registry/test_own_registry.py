@@ -165,15 +165,9 @@ def test_snakegate_new_with_examples_brings_the_curated_workflows_and_their_data
 
 @pytest.fixture(scope="module")
 def cluster():
-    reason = slurm_cluster.why_not()
+    reason = slurm_cluster.why_not_test()
     if reason:
-        pytest.skip(f"no Slurm here: {reason}")
-    if shutil.which("timeout") is None:
-        pytest.skip("no Slurm tests without coreutils' timeout (every run is bounded by it)")
-    try:
-        import snakemake_executor_plugin_slurm  # noqa: F401
-    except ImportError:
-        pytest.skip('the Slurm executor plugin is not installed: pip install -e ".[test]"')
+        pytest.skip(reason)
     running = slurm_cluster.up()
     yield running
     running.stop()
