@@ -1,6 +1,7 @@
 """The plain-Snakemake entry to a registry, shipped inside the package: `SNAKEFILE` is its path.
 
-A registry's own top-level `Snakefile` includes it in two lines (what `snakegate new` writes):
+A registry's own top-level `Snakefile` includes it in two lines (what `snakegate new` writes, with the
+import wrapped so that a snakemake of another Python, one without snakegate, says which to run instead):
 
     from snakegate.entry import include_entry
     include_entry(workflow)
