@@ -192,7 +192,7 @@ def _records(ctx) -> list[tuple]:
 
     out = []
     for folder in runstore.run_folders(ctx.settings.runs_dir):
-        record, problem = runstore.load_run(folder)
+        record, problem = runstore.load_run(folder, whole=False)
         if problem:
             out.append((folder, {"run_id": folder.name, "status": runstore.UNREADABLE}, problem))
             continue

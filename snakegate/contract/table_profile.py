@@ -1,7 +1,7 @@
 """What a preflight may know of a table beyond its header: row count, a profile of each column, and, for a
 small table, its cells; read in one bounded streaming pass, as pandas.read_csv would read the file.
 
-`table_facts(path, delimiter)` returns plain data:
+`table_facts(path, delimiter, encoding="utf-8")` returns plain data:
 
 - `rows`: data rows under the header (blank and whitespace-only lines skipped, as pandas skips them);
 - `profile`: {column: {kind, missing, distinct, distinct_capped, values, min, max}}, where `kind` is the
@@ -34,6 +34,7 @@ test in tests/contract/test_table_profile.py holds these rules to pandas' own).
 
 from __future__ import annotations
 
+import codecs
 import csv
 import re
 from collections import Counter
@@ -148,21 +149,27 @@ def _absent(reason: str, **known: Any) -> dict:
     return facts
 
 
-def table_facts(path: Path, delimiter: str) -> dict:
-    """Row count, column profile and (small tables) cells of a delimited table; see the module docstring.
+def table_facts(path: Path, delimiter: str, encoding: str = "utf-8") -> dict:
+    """Row count, column profile and (small tables) cells of a delimited table, its text in `encoding` (a
+    registry type's; UTF-8 by default, a byte-order mark skipped); see the module docstring.
     OSError propagates (the caller refuses an unreadable file)."""
     size = path.stat().st_size
     if size > PROFILE_MAX_BYTES:
         return _absent(f"the table is {size / 2 ** 20:.1f} MiB, above the {PROFILE_MAX_BYTES // 2 ** 20} MiB the "
                        "gate reads to profile a table; its rows are checked when the run reads them")
-    with open(path, encoding="utf-8-sig", newline="") as fh:
+    try:
+        utf8 = codecs.lookup(encoding).name == "utf-8"
+    except LookupError:  # a registry type's encoding is checked when the registry loads; fail open to the run
+        return _absent(f"the encoding `{encoding}` is unknown here; its rows are checked when the run reads them")
+    name = "UTF-8" if utf8 else encoding
+    with open(path, encoding="utf-8-sig" if utf8 else encoding, newline="") as fh:
         reader = csv.reader(fh, delimiter=delimiter)
         try:
             return _pass(reader, size <= CELLS_MAX_BYTES)
         except UnicodeDecodeError:
-            return _absent("the file is not UTF-8 text", malformed=(
-                f"the text after line {reader.line_num} is not UTF-8; pandas cannot read it: save the table as "
-                "UTF-8"))
+            return _absent(f"the file is not {name} text", malformed=(
+                f"the text after line {reader.line_num} is not {name}; pandas cannot read it: save the table as "
+                f"{name}"))
         except csv.Error as exc:
             return _absent(f"the csv reader stopped at line {reader.line_num} ({exc}); its rows are checked when "
                            "the run reads them")
