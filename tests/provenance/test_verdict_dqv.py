@@ -19,6 +19,7 @@ import rdflib
 from registry_copies import clean_env, new_run, run_names
 from snakegate.provenance import vocab
 from verdict_runs import checks_of, scored_config, scored_registry
+from prov_iris import run_iri
 
 PREFIXES = """
 PREFIX prov: <http://www.w3.org/ns/prov#>
@@ -90,7 +91,7 @@ def test_each_checked_value_is_a_measurement_of_its_metric_computed_on_the_file_
     record = json.loads((run_dir / "run.json").read_text())
     g = graph(run_dir)
     found = by_name(measurements(g))
-    run_iri = rdflib.URIRef(vocab.NAMESPACES["run"] + run_dir.name)
+    run_iri = run_iri(run_dir)
     for name, check in checks_of(record).items():
         m = found[name]
         assert (m["verdict"], m["value"], m["threshold"]) == (check["status"], check["value"], check["threshold"])
@@ -106,7 +107,7 @@ def test_each_checked_value_is_a_measurement_of_its_metric_computed_on_the_file_
 def test_the_run_says_its_overall_verdict(runs):
     for kind, expected in (("below", "fail"), ("failed", "unknown"), ("plan", "fail")):
         g = graph(runs[kind])
-        run_iri = rdflib.URIRef(vocab.NAMESPACES["run"] + runs[kind].name)
+        run_iri = run_iri(runs[kind])
         assert str(g.value(run_iri, rdflib.URIRef(vocab.SG + "verdict"))) == expected, kind
 
 
