@@ -222,13 +222,15 @@ class _Crate:
         return [self.tools[r] for r in rules if r in self.instruments]
 
     def not_started(self, rule: str):
-        """The action of a rule whose jobs never started in this run: failed (it did not happen), with why."""
+        """The action of a rule whose jobs never started in this run: failed (it did not happen), with why; no
+        start, and the run's end as its end (the moment it was settled that it would not happen)."""
         why = {"failed": "the run failed", "cancelled": "the run was cancelled",
                "interrupted": "the run was interrupted"}.get(self.status, f"the run ended {self.status}")
         ident = f"#not-started-{_slug(rule)}"
         action = self.action(self.tools[rule], ident, f"rule {rule}: no job started",
                              f"No job of rule {rule} started in run {self.run_id}: {why} before one did.",
-                             "not-started", None, None, f"not started: {why} before any job of rule {rule} started",
+                             "not-started", None, rp.crate_time(self.run_attrs.get("prov:endTime")),
+                             f"not started: {why} before any job of rule {rule} started",
                              [], [])
         self.instruments.add(rule)
         self.extra_controls.append(self.control(rule, action, f"Snakemake had rule {rule} in the run; {why} before "
