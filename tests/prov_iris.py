@@ -13,8 +13,10 @@ RUN_NS = "https://w3id.org/snakegate/id/run/"
 
 
 def run_ident(run_dir: Path) -> str:
-    """The run's PROV identifier as prov.json spells it: `run:<uuid>`."""
-    return f"run:{json.loads((Path(run_dir) / 'run.json').read_text())['run_uuid']}"
+    """The run's PROV identifier as prov.json spells it: `run:<uuid>`; `run:<run id>` for a run.json written
+    without a UUID (a run recorded before run UUIDs, or a test's hand-made run.json)."""
+    record = json.loads((Path(run_dir) / "run.json").read_text())
+    return f"run:{record.get('run_uuid') or Path(run_dir).name}"
 
 
 def run_iri(run_dir: Path):

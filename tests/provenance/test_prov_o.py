@@ -46,7 +46,8 @@ def rows(g: rdflib.Graph, query: str, **bindings) -> list:
 
 
 def dag_jobs(registry: Path, run_dir: Path, workflow: str):
-    """Snakemake's own jobs for the run's config (paths as the run's record spells them)."""
+    """Snakemake's own jobs for the run's config (paths as the run's record spells them: a gated input file as
+    the run's staged copy of it, runs/<id>/inputs/..., which is what its jobs read)."""
     from snakegate.gate.dag import build_dag
     from snakegate.registry.workflows import Registry
 
@@ -54,9 +55,14 @@ def dag_jobs(registry: Path, run_dir: Path, workflow: str):
     config = YAML(typ="safe", pure=True).load((run_dir / "config.yaml").read_text())
     prefix = f"runs/{run_dir.name}/"
 
+    manifest = run_dir / "inputs.json"
+    staged = {e["source"]: prefix + e["path"] for e in json.loads(manifest.read_text())["inputs"].values()} \
+        if manifest.is_file() else {}
+
     def shown(path):
-        return (Path(os.path.realpath(path)).relative_to(os.path.realpath(registry)).as_posix()
-                if os.path.isabs(path) else prefix + path)
+        rel = (Path(os.path.realpath(path)).relative_to(os.path.realpath(registry)).as_posix()
+               if os.path.isabs(path) else prefix + path)
+        return staged.get(rel, rel)
     return [(job.rule, sorted({shown(f) for f in job.input}), sorted({shown(f) for f in job.output}))
             for job in build_dag(wf.snakefile, config["params"]).jobs if job.rule != "all"]
 
@@ -134,12 +140,21 @@ def test_the_gate_decided_before_the_run_started_and_names_its_checks(succeeded_
     assert val(gate["sg:snakegateVersion"]) and val(gate["sg:decision"]) == "accepted"
 
 
-def test_roles_are_iris_typed_prov_role(succeeded_run):
+def test_roles_are_iris_each_a_parameter_of_the_workflow_or_a_role_the_vocabulary_defines(succeeded_run):
+    # a role is described where a reader finds it: an IO name of the workflow is a wfdesc:Input/Output
+    # parameter in the record itself; snakegate's own roles are prov:Role individuals in snakegate.ttl (the
+    # record does not type them: prov reads `?role a prov:Role` back as a second entity)
     g = graph(succeeded_run)
-    roles = rows(g, "SELECT DISTINCT ?role WHERE { [] prov:hadRole ?role }")
+    vocabulary = rdflib.Graph().parse(vocab.vocabulary_path(), format="turtle")
+    roles = [r.role for r in rows(g, "SELECT DISTINCT ?role WHERE { [] prov:hadRole ?role }")]
     assert len(roles) >= 8
-    assert all(isinstance(r.role, rdflib.URIRef) for r in roles)
-    assert rows(g, "SELECT ?role WHERE { [] prov:hadRole ?role FILTER NOT EXISTS { ?role a prov:Role } }") == []
+    assert all(isinstance(r, rdflib.URIRef) for r in roles)
+    params = {r.role for r in rows(g, """SELECT ?role WHERE { ?role a wfdesc:Parameter ; rdfs:label ?label .
+                                         { ?role a wfdesc:Input } UNION { ?role a wfdesc:Output } }""")}
+    undescribed = [r for r in roles if r not in params
+                   and (r, rdflib.RDF.type, rdflib.URIRef("http://www.w3.org/ns/prov#Role")) not in vocabulary]
+    assert undescribed == []
+    assert any(r in params for r in roles) and any(r not in params for r in roles)
 
 
 def test_every_snakegate_term_in_a_record_is_defined_with_a_label_and_a_comment(succeeded_run, failed_run,

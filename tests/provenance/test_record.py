@@ -186,6 +186,7 @@ def test_awkward_text_and_paths_survive_all_three_formats():
     doc.derived(f_out, f_in, kind="prov:Revision")
     doc.associated(run, person, plan=f_in, role="sg:operator")
     doc.associated(run, person)
+    doc.associated(job, person, role="sg:operator")  # qualified only: prov.ttl adds its plain triple
     doc.attributed(f_in, person)
     doc.delegated(person, person)
     doc.informed(run, job, kind="sg:Rerun")
