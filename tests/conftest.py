@@ -1,8 +1,11 @@
-"""Shared fixtures: the real registry, a disposable copy of it, and the CLI run in-process.
+"""Shared fixtures: the real registry, a disposable copy of it, the CLI run in-process, and the runs of
+every kind the provenance, command and report tests read (prov_runs.py, made once per session).
 
 `tmp_registry` copies workflows/tabular-profile and its demo tables into
 tmp_path, so a test may tamper with files (one byte, a symlink, a settings
 file) without touching the checkout other tests read.
+
+How the suite runs (in parallel by default, what is `slow`, what starts first) is the plugin suite_runner.py.
 """
 import shutil
 import sys
@@ -10,12 +13,22 @@ from pathlib import Path
 
 import pytest
 
+from curated_kinds import (  # noqa: F401  (session fixtures: every kind of run of every curated workflow, once)
+    cancelled_runs, curated_registry, failed_runs, fork_runs, interrupted_runs, job_hooks, plain_runs, rerun_runs,
+    runs_of_kind, second_registry, second_succeeded, succeeded_runs,
+)
+from curated_tests import curated_test_run  # noqa: F401  (session fixture: one `snakegate test` of the curated)
+from prov_runs import (  # noqa: F401  (session fixtures: defined here, each run is made once per session)
+    cancelled_run, failed_run, fork_run, plain_run, prov_registry, rerun_run, succeeded_run,
+)
 from registry_copies import (  # noqa: F401  (re-exported for fixtures below)
     IGNORE, ROOT, TABULAR, TABULAR_SCHEMA, TABULAR_VERSION, copy_registry,
 )
 # Real plan runs, made once per session for every folder that reads them (a session fixture imported into
 # several modules would be made once per module): the views, the commands, the crate, the chat, MCP.
 from plan_runs import plan_fork_run, plan_interrupted_run, plan_registry, plan_run  # noqa: F401
+
+pytest_plugins = ["suite_runner", "pytester"]  # pytester: test_suite_runner.py runs small sessions
 
 
 @pytest.fixture(autouse=True)

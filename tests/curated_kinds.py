@@ -1,7 +1,8 @@
 """Every kind of run of every curated workflow, in real git registries: the material of the Provenance II tests.
 
-Import the fixtures into a test module (`from curated_kinds import curated_registry, runs_of_kind, ...`):
-they are session-scoped, so each run happens once per pytest session whichever modules use it.
+The fixtures are session-scoped and imported into tests/conftest.py (a session fixture imported into several
+test modules would be made once per module), so each run happens once per pytest session whichever modules use
+it; a test module imports only the constants (CURATED, KINDS).
 
 Two registries (`curated_registry`, `second_registry`) hold the same curated workflows and demo data in
 different folders, each a git repository. In the first, for each curated workflow and its first example:
@@ -129,7 +130,7 @@ def second_registry(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def hooks(tmp_path_factory) -> dict[str, Path]:
+def job_hooks(tmp_path_factory) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("bash-env")
     return {"fail": bash_env(folder, "fail.sh", "echo 'injected: this job fails before its command' >&2; exit 7\n"),
             "sleep": bash_env(folder, "sleep.sh", "sleep 120\n")}
@@ -148,17 +149,17 @@ def second_succeeded(second_registry) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
-def failed_runs(curated_registry, hooks) -> dict[str, Path]:
+def failed_runs(curated_registry, job_hooks) -> dict[str, Path]:
     return {wf: run_with(curated_registry, "run", first_example(curated_registry, wf), "--cores", "1",
-                         env_extra={"BASH_ENV": str(hooks["fail"])}, expect=1)
+                         env_extra={"BASH_ENV": str(job_hooks["fail"])}, expect=1)
             for wf in CURATED}
 
 
 @pytest.fixture(scope="session")
-def cancelled_runs(curated_registry, hooks) -> dict[str, Path]:
+def cancelled_runs(curated_registry, job_hooks) -> dict[str, Path]:
     out = {}
     for wf in CURATED:
-        proc, run_dir = stuck_run(curated_registry, first_example(curated_registry, wf), hooks["sleep"])
+        proc, run_dir = stuck_run(curated_registry, first_example(curated_registry, wf), job_hooks["sleep"])
         proc.send_signal(signal.SIGINT)
         out_text, err = proc.communicate(timeout=120)
         assert proc.returncode == 130, out_text[-2000:] + err[-2000:]
@@ -167,11 +168,11 @@ def cancelled_runs(curated_registry, hooks) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
-def interrupted_runs(curated_registry, hooks) -> dict[str, tuple[Path, float]]:
+def interrupted_runs(curated_registry, job_hooks) -> dict[str, tuple[Path, float]]:
     """workflow -> (run folder, the time the kill was sent)."""
     out = {}
     for wf in CURATED:
-        proc, run_dir = stuck_run(curated_registry, first_example(curated_registry, wf), hooks["sleep"])
+        proc, run_dir = stuck_run(curated_registry, first_example(curated_registry, wf), job_hooks["sleep"])
         assert wait_for(lambda run_dir=run_dir: json.loads((run_dir / "run.json").read_text()).get("snakemake_pid"))
         snakemake_pid = json.loads((run_dir / "run.json").read_text())["snakemake_pid"]
         kill_sent = time.time()

@@ -8,6 +8,8 @@ they are session-scoped, so each run happens once per pytest session whichever m
 - rerun and fork (missing_strategy=fill_mean) of the succeeded run, as the console commands;
 - cancelled: a run whose second job sleeps, stopped with SIGINT sent to `snakegate run` by PID;
 - plain: the succeeded run's example under plain `snakemake`.
+
+The registry also holds LEAKY, for views/report_runs.py's leaky run.
 """
 
 from __future__ import annotations
@@ -158,10 +160,52 @@ SLOW = {
 }
 
 
+# views/report_runs.py's leaky run: a workflow that writes its x-sensitive token into a text and a table output.
+LEAKY = {
+    "workflow.yaml": """\
+        id: leaky
+        version: 0.1.0
+        title: Leaky workflow
+        description: Writes its secret token into its outputs, as a careless workflow might.
+        tags: [test]
+        maintainers: [{name: snakegate tests}]
+        trust: community
+        rules:
+          leak: {output: {text: text, table: csv-table}}
+        outputs:
+          text: {path: results/leak.txt, type: text, description: Holds the token.}
+          table: {path: results/leak.csv, type: csv-table, description: Holds the token in a cell.}
+        """,
+    "schema.json": json.dumps({
+        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+        "additionalProperties": False, "required": ["token"],
+        "properties": {"token": {"type": "string", "x-sensitive": True, "description": "A secret."}},
+    }),
+    "Snakefile": """\
+        rule all:
+            input:
+                "results/leak.txt",
+                "results/leak.csv",
+
+
+        rule leak:
+            output:
+                text="results/leak.txt",
+                table="results/leak.csv",
+            params:
+                token=config["token"],
+            shell:
+                "echo 'the token is {params.token}' > {output.text}; "
+                "printf 'name,value\\ntoken,{params.token}\\n' > {output.table}"
+        """,
+}
+
+
 @pytest.fixture(scope="session")
 def prov_registry(tmp_path_factory) -> Path:
-    return make_registry(tmp_path_factory.mktemp("provruns") / "registry", {"tiny-fail": TINY_FAIL, "slow-second": SLOW},
-                         with_git=True, message="registry for provenance tests")
+    return make_registry(tmp_path_factory.mktemp("provruns") / "registry",
+                         {"tiny-fail": TINY_FAIL, "slow-second": SLOW, "leaky": LEAKY}, with_git=True,
+                         message="registry for provenance tests")
 
 
 @pytest.fixture(scope="session")

@@ -46,6 +46,17 @@ class Approving:
                                   approved_at=approved_at, token=secrets.token_hex(32), transcript_sha256=digest)
         return self._approval
 
+    def _origin(self, approval, answered_by: str | None) -> dict:
+        """Where a run this conversation approved came from (a draft's or a refinement's approval); UserError
+        when it cannot be recorded."""
+        try:
+            return origin_fields(model=self.backend.model, proposed_by_backend=self.backend.name,
+                                 approved_by=approval.approved_by, approved_at=approval.approved_at,
+                                 conversation_id=self.conversation_id, answered_by=answered_by,
+                                 transcript_sha256=approval.transcript_sha256)
+        except OriginError as exc:
+            raise UserError(f"the run's origin cannot be recorded: {exc}") from None
+
     def execute(self, approval: Approval, options: runner.RunOptions | None = None,
                 on_progress: Callable[[dict], None] | None = None,
                 cancel: threading.Event | None = None) -> runner.RunOutcome:
@@ -75,15 +86,8 @@ class Approving:
         invocation, error = read_run_config(draft.config_path)
         if error is not None:
             raise UserError(f"the draft {draft.config_path} cannot be read: {error.message}")
-        try:
-            origin = origin_fields(model=self.backend.model, proposed_by_backend=self.backend.name,
-                                   approved_by=approval.approved_by, approved_at=approval.approved_at,
-                                   conversation_id=self.conversation_id, answered_by=draft.answered_by,
-                                   transcript_sha256=approval.transcript_sha256)
-        except OriginError as exc:
-            raise UserError(f"the run's origin cannot be recorded: {exc}")
         options = options or runner.RunOptions()
-        extra = {"origin": origin}
+        extra = {"origin": self._origin(approval, draft.answered_by)}
         if draft.fork is not None:
             parent = self.settings.runs_dir / draft.fork.parent_run
             options.forcerun, options.seed_from = list(draft.fork.changed_rules), parent

@@ -7,7 +7,9 @@ step, runs the platform actions it asks for within the caps (agent/actions/limit
 writes a draft when validate_params or fork_run passes the gate, logs
 everything to the audit log and returns events for the UI. A plan action
 whose plan passes the gate makes a draft the same way; the plan being built
-lives in the action context and is rolled back with the turn. A failed request
+lives in the action context and is rolled back with the turn. A propose_refinement
+whose whole space passes puts a refinement on offer instead (refining.py: one
+approval from the UI runs its approved points, and nothing else). A failed request
 rolls the whole turn back, so a retry is clean. It never raises on backend
 trouble (a `BackendFailed` event instead), never sends a known sensitive value
 to a model, and never runs a workflow on a model's request: `execute()` needs
@@ -46,11 +48,12 @@ from snakegate.agent.audit import AuditLog
 from snakegate.agent.backend import Backend, BackendError, Reply
 from snakegate.agent.drafts import write_draft
 from snakegate.agent.events import (
-    ActionCalled, Approval, AssistantSaid, BackendFailed, Draft, DraftCleared, DraftReady, Event, SecretRequested,
+    ActionCalled, Approval, AssistantSaid, BackendFailed, Draft, DraftCleared, Event, SecretRequested,
 )
 from snakegate.agent.guided.parse import request_values
 from snakegate.agent.history import call_key, request_view, scrub_messages
-from snakegate.agent.prompt import clear_choice, relative, system_prompt
+from snakegate.agent.prompt import clear_choice, offered_ids, relative, system_prompt
+from snakegate.agent.refining import Refining, is_refinement, ready_event
 from snakegate.agent.redact import MASKED_NOTE, MASKED_NOTE_RE, secret_strings, sensitive_params
 from snakegate.agent.secretscan import Suspect, find_secrets
 from snakegate.agent.actions.wire import conversation_tools, params_schema
@@ -91,6 +94,7 @@ class _Turn:
     plan: dict | None = None          # the plan being built when the turn began
     draft: Draft | None = None
     approval: Approval | None = None
+    refinement: object = None                             # the refinement on offer when the turn began
     events: list[Event] = field(default_factory=list)
     calls: dict[str, str] = field(default_factory=dict)   # call_key -> summary of its first result
     described_ids: set[str] = field(default_factory=set)  # workflows described in this turn
@@ -103,7 +107,7 @@ class _Turn:
             self.on_event(event)
 
 
-class Conversation(Approving):
+class Conversation(Approving, Refining):
     """One chat session with one backend; the UI calls opening/send/set_sensitive/approve/execute."""
 
     def __init__(self, registry: Registry, settings: Settings, backend: Backend, *,
@@ -141,7 +145,11 @@ class Conversation(Approving):
         turn = self._open
         done = turn.described_ids if turn is not None else set()
         likely = clear_choice(self.registry, turn.text) if turn is not None and not done else None
-        return conversation_tools(self.registry.ids(), shape, done=done, files=files, likely=likely)
+        said = "\n".join(m["content"] for m in self.messages[1:] if isinstance(m.get("content"), str))
+        keep = tuple(i for i in (wf.id if wf is not None else None,
+                                 getattr(self.draft, "workflow", None)) if isinstance(i, str))
+        ids = offered_ids(self.registry, turn.text if turn is not None else None, said, keep)
+        return conversation_tools(ids, shape, done=done, files=files, likely=likely)
 
     def _log(self, kind: str, **data) -> None:
         if self.audit is not None:
@@ -178,6 +186,7 @@ class Conversation(Approving):
         turn = _Turn(cancel or threading.Event(), on_event, text)
         with self._lock:
             self._settle()
+            self._refinement_turn(turn)
             turn.start, turn.draft, turn.approval, turn.described = (len(self.messages), self.draft,
                                                                      self._approval, self.described)
             turn.plan = self._ctx.plan  # plan actions replace it, never change it in place
@@ -242,6 +251,7 @@ class Conversation(Approving):
             had_draft = self.draft is not None
             self.messages = self.messages[:1]
             self.draft, self._approval, self.described = None, None, None
+            self._forget_refinement()
             self._ctx.vault.clear()
             self._ctx.plan = None
             self._log("restart")
@@ -261,6 +271,7 @@ class Conversation(Approving):
         del self.messages[turn.start:]
         self.draft, self._approval, self.described = turn.draft, turn.approval, turn.described
         self._ctx.plan = turn.plan
+        self._undo_refinement(turn)
         turn.done = True
 
     def _abandon(self, turn: _Turn) -> list[Event]:
@@ -306,7 +317,9 @@ class Conversation(Approving):
         for n, call in enumerate(reply.tool_calls):
             call_id = call.id or f"call_{len(self.messages)}_{n}"
             outcome, draft = self._one_call(call, n, turn), None
-            if outcome.proposal is not None:
+            if is_refinement(outcome.proposal):
+                outcome, draft = self._refinement_draft(outcome, turn, reply.model)
+            elif outcome.proposal is not None:
                 outcome, draft = self._draft(outcome, turn, reply.model)
             elif self._starts_another_workflow(outcome):
                 # the researcher is filling another workflow now: the old draft must not stay approvable
@@ -327,7 +340,7 @@ class Conversation(Approving):
             self.messages.append({"role": "tool", "tool_call_id": call_id, "content": result_json(outcome.result)})
             turn.emit(ActionCalled(outcome.name, outcome.arguments, outcome.ok, outcome.summary))
             if draft is not None:
-                turn.emit(DraftReady(draft))
+                turn.emit(ready_event(draft))
             if outcome.name == "describe_workflow" and outcome.ok and "params" in outcome.result:
                 for event in self._secret_requests():
                     turn.emit(event)

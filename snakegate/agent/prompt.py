@@ -10,6 +10,7 @@ Pure: builds a string from settings and the registry; nothing is sent here.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from snakegate.registry.workflows import Registry
@@ -39,6 +40,25 @@ def ranked_ids(registry: Registry, request: str | None) -> list[str]:
         return ids
     hits = [wf.id for wf, _ in registry.search(request, MAX_LISTED)]
     return hits + [i for i in ids if i not in hits]
+
+
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def offered_ids(registry: Registry, request: str | None, conversation: str = "", keep: tuple[str, ...] = ()) -> list[str]:
+    """The workflow ids the model may name this turn: all of a small registry; in a bigger one the MAX_LISTED
+    the search ranks best for `request`, then those the `conversation` already named (a search's hits, a
+    description, a draft) and `keep`. What is offered grows with the conversation, never with the registry,
+    so the tool definitions sent on every request stay the same size at 10 or 10,000 workflows; any other
+    workflow is one search_workflows away."""
+    ids = registry.ids()
+    if len(ids) <= MAX_LISTED:
+        return ids
+    offered = ranked_ids(registry, request)[:MAX_LISTED]
+    named = set(_WORD.findall(conversation)) | set(keep)
+    chosen = set(offered)
+    offered += [i for i in ids if i in named and i not in chosen]
+    return offered
 
 
 def clear_choice(registry: Registry, request: str | None) -> str | None:

@@ -363,7 +363,8 @@ def cmd_fork(ctx) -> int:
 
 
 def cmd_diff(ctx) -> int:
-    from snakegate.provenance import compare, secrets
+    from snakegate.provenance import compare, runstore, secrets
+    from snakegate.views import verdict as verdicts
 
     from snakegate.views.plan import read as read_plan
 
@@ -389,17 +390,26 @@ def cmd_diff(ctx) -> int:
 
     result = compare.diff_runs(run_a, run_b, (_outputs(wfs[0]), _outputs(wfs[1])),
                                redact=(redactor(wfs[0], plans[0]), redactor(wfs[1], plans[1])))
+    verdict = verdicts.changes(runstore.read_run(run_a), runstore.read_run(run_b))
+    if verdict is not None:
+        result["verdict"] = verdict
     if ctx.args.json:
         print(json.dumps(result, indent=2, sort_keys=True, default=str))
         return ExitCode.OK
     print(f"diff {run_a.name} -> {run_b.name}")
     if result.get("kind") == "plan":
         _print_plan_diff(result)
-        return ExitCode.OK
-    if result["workflow"][0] != result["workflow"][1] or result["version"][0] != result["version"][1]:
-        print(f"  workflow: {result['workflow'][0]} {result['version'][0]} -> "
-              f"{result['workflow'][1]} {result['version'][1]}")
-    _print_changes(result, "")
+    else:
+        if result["workflow"][0] != result["workflow"][1] or result["version"][0] != result["version"][1]:
+            print(f"  workflow: {result['workflow'][0]} {result['version'][0]} -> "
+                  f"{result['workflow'][1]} {result['version'][1]}")
+        _print_changes(result, "")
+    if verdict is not None:  # the judgement last, after the params and outputs that explain it
+        from snakegate.commands.layout import wrap
+
+        for line in verdicts.change_lines(verdict):
+            indent = len(line) - len(line.lstrip())
+            print("\n".join(wrap(line.strip(), indent=indent + 4, first=" " * indent)))
     return ExitCode.OK
 
 

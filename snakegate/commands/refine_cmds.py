@@ -52,6 +52,7 @@ def cmd_refine(ctx) -> int:
     from snakegate.refine import loop
     from snakegate.refine.approval import ApprovalUnwritable
     from snakegate.refine.space import RefineRefused, parse_try, propose
+    from snakegate.refine.text import outcome_lines, proposal_lines, values_text
 
     args = ctx.args
     parent = find_run_or_fail(ctx, args.run)
@@ -87,7 +88,7 @@ def cmd_refine(ctx) -> int:
 
     def on_event(kind: str, facts: dict) -> None:
         if kind == "start":
-            print(f"point {facts['n']}/{facts['points']}: {_values(facts['values'])} (fork of {facts['predecessor']})",
+            print(f"point {facts['n']}/{facts['points']}: {values_text(facts['values'])} (fork of {facts['predecessor']})",
                   file=sys.stderr, flush=True)
 
     def execute(*a, **kw):
@@ -123,60 +124,3 @@ def _user() -> str:
         return getpass.getuser()
     except Exception:  # noqa: BLE001 - no user name in this environment: say so rather than fail
         return "an unnamed user"
-
-
-def _values(values: dict) -> str:
-    return ", ".join(f"{k}={json.dumps(v, default=str)}" for k, v in values.items())
-
-
-def _rule_text(proposal) -> str:
-    check = proposal.check
-    threshold = check["threshold"]
-    shown = f"param {threshold['param']}" if isinstance(threshold, dict) else f"{threshold:g}"
-    test = f"{check['name']} ({check['output']} {check['measure']} {check['test']} {shown})"
-    if proposal.stop.get("until"):
-        return f"stop at the first run that passes {test}"
-    better = "highest" if proposal.stop.get("direction") == "max" else "lowest"
-    return f"run the budget and keep the {better} value of {test}"
-
-
-def proposal_lines(proposal) -> list[str]:
-    """The whole space as a person approves it."""
-    budget = f"{proposal.budget_runs} run(s)"
-    if proposal.core_hours is not None:
-        budget += f" and {proposal.core_hours:g} core-hour(s) ({proposal.cores:g} core(s) per run)"
-    lines = [f"refinement of run {proposal.parent.name} ({proposal.workflow}): {_rule_text(proposal)}",
-             (f"  budget: {budget}; each run is a fork of the run before it; only {', '.join(proposal.names)} "
-             "change(s), to the values below, each point already gated"),
-             f"  {len(proposal.points)} point(s):"]
-    for point in proposal.points:
-        marker = "" if point.n <= proposal.budget_runs else "  (beyond the budget)"
-        lines.append(f"    {point.n}. {_values(point.shown)}{marker}")
-    for skipped in proposal.skipped:
-        lines.append(f"    left out: {_values(skipped['values'])} ({skipped['why']})")
-    if proposal.check.get("says"):
-        lines.append(f"  the check says: {proposal.check['says']}")
-    return lines
-
-
-def outcome_lines(proposal, outcome) -> list[str]:
-    """The variants with their verdicts, and how the refinement ended."""
-    name = proposal.check["name"]
-    lines = [f"refinement {outcome.refinement}: {outcome.state} · {outcome.why}"]
-    if not outcome.variants:
-        return lines + ["  no run was started"]
-    header = ["#", "run", *proposal.names, "status", "verdict", name]
-    rows = [[str(v.n), v.run_id, *(json.dumps(v.values.get(n), default=str) for n in proposal.names), v.status,
-             v.verdict, f"{v.check_status} ({_number(v.check_value)})"] for v in outcome.variants]
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    for row in [header, *rows]:
-        lines.append("  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
-    if outcome.best is not None and proposal.stop.get("best"):
-        lines.append(f"  best: run {outcome.best.run_id} ({name} = {_number(outcome.best.check_value)})")
-    return lines
-
-
-def _number(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return "n/a" if value is None else str(value)

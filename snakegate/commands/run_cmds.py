@@ -10,6 +10,7 @@ from snakegate.errors import ExitCode, UserError
 
 PASS_THROUGH = "--cores, --executor, --jobs, --profile"
 RUN_STATUSES = ("running", "succeeded", "failed", "cancelled", "interrupted", "incomplete", "unreadable")
+VERDICTS = ("pass", "fail", "unknown")
 
 
 def add_snakemake_options(p) -> None:
@@ -50,15 +51,22 @@ def register(sub, epilog: str) -> None:
     p.add_argument("--workflow", metavar="ID", help="only runs of this workflow (a plan's run: one of its steps "
                                                     "runs it)")
     p.add_argument("--status", metavar="STATUS", help="only runs with this status: " + ", ".join(RUN_STATUSES))
+    p.add_argument("--verdict", metavar="VERDICT", help="only runs whose verdict is this: " + ", ".join(VERDICTS)
+                   + " (a run still going, or made before verdicts, has none)")
     p.add_argument("--since", metavar="WHEN", help="only runs started since WHEN: a UTC date or time "
                    "(2026-11-24, 2026-11-24T14:00) or an age (90m, 12h, 7d, 2w)")
     p.add_argument("--limit", type=int, metavar="N", help="only the newest N runs (still listed newest last)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(handler=cmd_runs)
 
-    p = sub.add_parser("show-run", help="show one run's record", epilog=epilog)
+    p = sub.add_parser("show-run", help="show one run's record", epilog=epilog,
+                       description="Show one run: a warning first when its record does not prove itself (as "
+                                   "`snakegate verify` checks it), its status and verdict, where it came from "
+                                   "(a fork, a refinement), its params, each check of its verdict (for a failing "
+                                   "one what it means and the params to look at), what went wrong and its outputs.")
     p.add_argument("run", help="run id, unique prefix, or 'latest'")
-    p.add_argument("--json", action="store_true", help="print run.json")
+    p.add_argument("--json", action="store_true", help="print run.json, with `record_check`: whether the record "
+                                                       "proves itself and, when not, what failed")
     p.set_defaults(handler=cmd_show_run)
 
 
@@ -106,7 +114,21 @@ def run_and_report(ctx, invocation: dict, options, source: str, extra_record: di
         print_gate_result(rejected.result, source, stream=sys.stderr)
         raise UserError("nothing was run", ExitCode.INVALID) from None
     print(summary_line(outcome, ctx.settings.registry_root))
+    for line in verdict_line(outcome.record, outcome.run_id):
+        print(line)
     return outcome
+
+
+def verdict_line(record: dict, run_id: str) -> list[str]:
+    """After a run: its verdict in one sentence (wrapped), and where to read why when a check did not pass."""
+    from snakegate.commands.layout import wrap
+    from snakegate.views.verdict import read, summary_text
+
+    verdict = read(record)
+    if verdict is None:
+        return []
+    why = f"; `snakegate show-run {run_id}` says why" if verdict["status"] != "pass" else ""
+    return wrap(f"verdict {summary_text(verdict)}{why}")
 
 
 def summary_line(outcome, root) -> str:
@@ -170,7 +192,7 @@ def _records(ctx) -> list[tuple]:
 
     out = []
     for folder in runstore.run_folders(ctx.settings.runs_dir):
-        record, problem = runstore.load_run(folder)
+        record, problem = runstore.load_run(folder, whole=False)
         if problem:
             out.append((folder, {"run_id": folder.name, "status": runstore.UNREADABLE}, problem))
             continue
@@ -183,13 +205,16 @@ def cmd_runs(ctx) -> int:
     from snakegate.commands import run_views
     from snakegate.contract.dialect import did_you_mean
     from snakegate.provenance import runstore
+    from snakegate.views import verdict as verdicts
     from snakegate.views.plan import is_plan_record, read as read_plan
 
     args = ctx.args
-    if args.status and args.status not in RUN_STATUSES:
-        close = did_you_mean(args.status, RUN_STATUSES)
-        raise UserError(f"--status {args.status!r} is not a run status"
-                        + (f"; did you mean `{close}`?" if close else f"; use one of {', '.join(RUN_STATUSES)}"))
+    for flag, given, allowed, what in (("--status", args.status, RUN_STATUSES, "a run status"),
+                                       ("--verdict", args.verdict, VERDICTS, "a verdict")):
+        if given and given not in allowed:
+            close = did_you_mean(given, allowed)
+            raise UserError(f"{flag} {given!r} is not {what}"
+                            + (f"; did you mean `{close}`?" if close else f"; use one of {', '.join(allowed)}"))
     if args.limit is not None and args.limit < 1:
         raise UserError(f"--limit must be at least 1 (got {args.limit})")
     since = run_views.parse_since(args.since) if args.since else None
@@ -197,7 +222,7 @@ def cmd_runs(ctx) -> int:
     for folder, r, note in _records(ctx):
         row = {"run_id": r.get("run_id") or folder.name, "workflow": r.get("workflow"), "status": r.get("status"),
                "started": r.get("started"), "duration_s": r.get("duration_s", runstore.duration_s(r)),
-               "invocation_id": r.get("invocation_id"), "kind": "workflow"}
+               "invocation_id": r.get("invocation_id"), "kind": "workflow", **verdicts.for_list(r)}
         if is_plan_record(r):
             plan = read_plan(folder, record=r, contracts=False)  # names and workflows: no contract is read
             row.update(kind="plan", plan=plan.label, steps=[s.as_json() for s in plan.steps])
@@ -206,8 +231,8 @@ def cmd_runs(ctx) -> int:
         if not row["started"]:  # no start recorded (an unreadable record): the folder's time places it
             row["folder_time"] = _folder_time(folder)
         rows.append(row)
-    shown = run_views.select(rows, args.workflow, args.status, since, args.limit)
-    matched = len(run_views.select(rows, args.workflow, args.status, since, None))
+    shown = run_views.select(rows, args.workflow, args.status, since, args.limit, args.verdict)
+    matched = len(run_views.select(rows, args.workflow, args.status, since, None, args.verdict))
     if args.json:
         for row in shown:
             row.pop("folder_time", None)
@@ -248,6 +273,7 @@ def cmd_show_run(ctx) -> int:
     from snakegate.commands.run_views import show_run_lines
     from snakegate.provenance import compare, runstore
     from snakegate.views.plan import read as read_plan
+    from snakegate.views.proof import record_check
 
     run_dir = find_run_or_fail(ctx, ctx.args.run)
     record, problem = runstore.load_run(run_dir)
@@ -257,8 +283,10 @@ def cmd_show_run(ctx) -> int:
     record = stale.refresh(ctx.settings, run_dir, record)
     record.setdefault("run_id", run_dir.name)
     note = stale.record_note(run_dir, record)
+    proof = record_check(run_dir, ctx.settings.registry_root) if record.get("status") != "running" else None
     if ctx.args.json:
-        print(json.dumps({**record, **({"note": note} if note else {})}, indent=2, sort_keys=True))
+        print(json.dumps({**record, **({"note": note} if note else {}), **({"record_check": proof} if proof else {})},
+                         indent=2, sort_keys=True))
         return ExitCode.OK
     plan = read_plan(run_dir, ctx.registry, record)
     if plan is not None:  # each step's params by its own contract (views.plan)
@@ -275,6 +303,7 @@ def cmd_show_run(ctx) -> int:
         prov = {}
     scrub = facts.Scrubber(run_dir, schema, plan)
     origin = facts.origin_of(record, run_dir, prov)
-    lines = show_run_lines(record, origin, params, facts.parent_of(record, schema), run_dir, note, plan=plan)
+    lines = show_run_lines(record, origin, params, facts.parent_of(record, schema), run_dir, note, plan=plan,
+                           proof=proof)
     print("\n".join(scrub(lines)))
     return ExitCode.OK

@@ -43,10 +43,10 @@ def start_key(row: dict) -> str:
 
 
 def select(rows: list[dict], workflow: str | None, status: str | None, since: _dt.datetime | None,
-           limit: int | None) -> list[dict]:
+           limit: int | None, verdict: str | None = None) -> list[dict]:
     """The rows that pass the filters, oldest first by start time; the newest `limit` of them."""
     out = [r for r in rows if (not workflow or runs_workflow(r, workflow))
-           and (not status or r.get("status") == status)]
+           and (not status or r.get("status") == status) and (not verdict or r.get("verdict") == verdict)]
     if since is not None:
         out = [r for r in out if _time(start_key(r)) and _time(start_key(r)) >= since]
     out.sort(key=lambda r: (start_key(r), str(r.get("run_id"))))
@@ -72,8 +72,19 @@ def started_text(started: Any) -> str:
 
 
 def runs_lines(rows: list[dict], total: int, total_width: int | None = None) -> list[str]:
-    """The table: RUN, WORKFLOW, STATUS, STARTED (UTC), TIME; a row's note on the lines below it."""
-    cells = [[str(r["run_id"]), str(r.get("workflow") or "-"), str(r.get("status") or "unknown"),
+    """The table: RUN, WORKFLOW, STATUS (with the verdict's mark: `succeeded ✗`), STARTED (UTC), TIME; a row's
+    note on the lines below it; the marks' legend under the table when one is shown. A run that did not succeed
+    is marked only when a check failed: its unknown checks are what its status already says, and the column
+    stays as narrow as `interrupted`."""
+    from snakegate.views.verdict import LEGEND, MARK
+
+    def marked(r: dict) -> str:
+        verdict = r.get("verdict") or ""
+        return MARK.get(verdict, "") if r.get("status") == "succeeded" or verdict == "fail" else ""
+
+    def status(r: dict) -> str:
+        return str(r.get("status") or "unknown") + (f" {marked(r)}" if marked(r) else "")
+    cells = [[str(r["run_id"]), str(r.get("workflow") or "-"), status(r),
               started_text(r.get("started")), duration_text(r.get("duration_s"), compact=True)] for r in rows]
     lines = table(["RUN", "WORKFLOW", "STATUS", "STARTED (UTC)", "TIME"], cells, flexible=1, right={4},
                   total=total_width)
@@ -86,6 +97,8 @@ def runs_lines(rows: list[dict], total: int, total_width: int | None = None) -> 
             out += wrap(f"note: {r['note']}", indent=4, total=total_width)
     if len(rows) < total:
         out.append(f"({len(rows)} of {total} runs shown, newest last)")
+    if any(marked(r) for r in rows):
+        out += wrap(LEGEND + " (`snakegate show-run RUN` says which and why)", total=total_width)
     return out
 
 
@@ -148,12 +161,62 @@ def plan_lines(plan, record: dict, total: int | None = None) -> dict[str, list[s
             "outputs": ["outputs"] + outputs if outputs else []}
 
 
+def proof_lines(check: dict | None, run_id: str, total: int | None = None) -> list[str]:
+    """The warning at the top of a record that does not prove itself (views.proof): what failed, what to do."""
+    from snakegate.views.proof import warning
+
+    found = warning(check, run_id) if check is not None else None
+    if found is None:
+        return []
+    headline, problems, todo = found
+    out = wrap(f"warning: {headline}:", indent=2, first="", total=total)
+    for problem in problems:
+        out += wrap(problem, indent=4, first="  - ", total=total)
+    return out + wrap(todo, indent=2, first="  ", total=total)
+
+
+def verdict_lines(record: dict, total: int | None = None) -> tuple[list[str], list[str]]:
+    """(the `verdict` line, the `checks` section): each check's status and measured value against its test and
+    threshold; under a failing check what failing means and the params to look at; under an unknown one why."""
+    from snakegate.views.verdict import measured_text, number_text, read, summary_text
+
+    verdict = read(record)
+    if verdict is None:
+        return [], []
+    head = value_lines("verdict", summary_text(verdict), total=total)
+    if not verdict["checks"]:
+        return head, []
+    names = [c["name"] for c in verdict["checks"]]
+    name_width = min(max(len(n) for n in names) + 2, 24)
+    below = 2 + name_width
+    out = ["checks"]
+    for check in verdict["checks"]:
+        out += field(check["name"], f"{check['status']}  {measured_text(check)}", label_width=name_width, indent=2,
+                     total=total)
+        items = [i for i in check.get("values") or [] if i["status"] != "pass"]  # a `{param}` pointer's items
+        if items and check["status"] != "pass":
+            shown = ", ".join(f"{i['at']} {number_text(i['value'])} {i['status']}" for i in items[:8])
+            more = f" (and {len(items) - 8} more)" if len(items) > 8 else ""
+            out += wrap(f"items: {shown}{more}", indent=below, total=total)
+        if check["status"] == "fail":
+            if check.get("says"):
+                out += wrap(check["says"], indent=below, total=total)
+            if check.get("params"):
+                out += wrap("look at: " + ", ".join(check["params"]), indent=below, total=total)
+    return head, out
+
+
 def show_run_lines(record: dict, origin, params: list[tuple[str, str]], parent: dict | None, run_dir,
-                   note: str | None, total: int | None = None, plan=None) -> list[str]:
-    """One run: its facts, where it came from, its params, what went wrong, its outputs, its folder. A plan's
-    run (`plan`: views.plan.PlanView): its steps, the edges between them, and params and outputs by step."""
-    out: list[str] = []
+                   note: str | None, total: int | None = None, plan=None, proof: dict | None = None) -> list[str]:
+    """One run: a warning when its record does not prove itself (`proof`: views.proof.record_check), its facts
+    and verdict, where it came from, its params, its checks, what went wrong, its outputs, its folder. A plan's
+    run (`plan`: views.plan.PlanView): its steps, the edges between them, and params and outputs by step (its
+    checks are `<step>.<check>`)."""
+    from snakegate.views.facts import refinement_of
+
+    out: list[str] = proof_lines(proof, str(record.get("run_id")), total)
     sections = plan_lines(plan, record, total) if plan is not None else None
+    verdict, checks = verdict_lines(record, total)
 
     def put(label, value, indent=0, label_width=LABEL):
         if value not in (None, "", []):
@@ -165,6 +228,7 @@ def show_run_lines(record: dict, origin, params: list[tuple[str, str]], parent: 
     else:
         put("workflow", " ".join(str(v) for v in (record.get("workflow"), record.get("version")) if v))
     put("status", record.get("status"))
+    out += verdict
     put("stage", record.get("stage"))
     put("source", origin.source if origin.approved_by else origin.door)
     if origin.approved_by:
@@ -178,10 +242,13 @@ def show_run_lines(record: dict, origin, params: list[tuple[str, str]], parent: 
     if parent:
         changes = "; ".join(f"{k}: {v}" for k, v in parent["changes"])
         put(f"{parent['kind']}_of", parent["run_id"] + (f" ({changes})" if changes else ""))
+    refinement = refinement_of(record)
+    put("refinement", refinement.removeprefix("refinement ") if refinement else None)
     if sections is not None:
         out += sections["steps"] + sections["edges"] + sections["params"]
     elif params:
         out += ["params"] + _named_lines(params, 2, total)
+    out += checks
     put("error", record.get("error"))
     failure = record.get("failure") if isinstance(record.get("failure"), dict) else {}
     put("failed_rule", failure.get("rule") or record.get("failed_rule"))

@@ -82,6 +82,22 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
+SHOWN_CHARS = 80  # a refusal quotes at most this much of a value: a 1,000-sample list is not echoed whole
+
+
+def shown_value(value: Any, limit: int = SHOWN_CHARS, as_text=repr) -> str:
+    """`value` as a refusal quotes it (`as_text`, repr by default): whole when short, else its size and a cut
+    beginning."""
+    text = as_text(value)
+    if len(text) <= limit:
+        return text
+    if isinstance(value, (list, dict)):
+        kind = "list" if isinstance(value, list) else "object"
+        what = "item(s)" if isinstance(value, list) else "entries"
+        return f"a {kind} of {len(value)} {what}: {text[:limit - 1]}…"
+    return f"{text[:limit - 1]}… ({len(text)} characters)"
+
+
 def _describe_bound(err: ValidationError) -> str:
     v, s = err.validator, err.validator_value
     return {
@@ -123,26 +139,31 @@ def _error_from(err: ValidationError, root: tuple) -> list[GateError]:
         close = did_you_mean(err.instance, choices)
         hint = (f"did you mean `{close}`?" if close else f"use one of: {', '.join(map(str, choices))}")
         return [GateError(path=field, code="enum",
-                          message=f"`{field}` must be one of {', '.join(map(str, choices))} (got `{err.instance}`)",
+                          message=f"`{field}` must be one of {', '.join(map(str, choices))} (got `{shown_value(err.instance, as_text=str)}`)",
                           hint=hint, choices=choices)]
     if v == "type":
         want = err.validator_value if isinstance(err.validator_value, str) else " or ".join(err.validator_value)
         return [GateError(path=field, code="type",
-                          message=f"`{field}` must be of type {want} (got {_type_name(err.instance)} `{err.instance!r}`)",
+                          message=f"`{field}` must be of type {want} (got {_type_name(err.instance)} `{shown_value(err.instance)}`)",
                           hint=f"write a {want} value")]
     if v in RANGE_KEYWORDS:
         bound = _describe_bound(err)
-        return [GateError(path=field, code="range", message=f"`{field}` must be {bound} (got `{err.instance!r}`)",
+        return [GateError(path=field, code="range", message=f"`{field}` must be {bound} (got `{shown_value(err.instance)}`)",
                           hint=f"choose a value that is {bound}")]
     if v in ("pattern", "format"):
         what = f"match the pattern {err.validator_value}" if v == "pattern" else f"be a valid {err.validator_value}"
-        return [GateError(path=field, code="pattern", message=f"`{field}` must {what} (got `{err.instance!r}`)",
+        return [GateError(path=field, code="pattern", message=f"`{field}` must {what} (got `{shown_value(err.instance)}`)",
                           hint="correct the value's form")]
     if v == "propertyNames":
         return [GateError(path=field, code="pattern", message=f"`{field}` has a key that is not allowed: {err.message}",
                           hint="rename the key")]
     # anyOf / oneOf / not / if-then: report as a type problem with jsonschema's own sentence
-    return [GateError(path=field, code="type", message=f"`{field}`: {err.message}", hint=None)]
+    # (jsonschema's sentence quotes the whole value first: a long one is cut as everywhere else)
+    sentence = err.message
+    whole = repr(err.instance)
+    if len(whole) > SHOWN_CHARS and sentence.startswith(whole):
+        sentence = shown_value(err.instance) + sentence[len(whole):]
+    return [GateError(path=field, code="type", message=f"`{field}`: {sentence}", hint=None)]
 
 
 def schema_errors(schema: dict, params: Any, root: tuple = ("params",)) -> list[GateError]:

@@ -5,8 +5,11 @@ gates it whole (every step's contract and data, every reference against the decl
 composed DAG; a missing external tool is the check's warning, as for a workflow). `run_plan` runs it
 for real into a temporary runs folder (snakegate.run.runner, exactly as `snakegate run` does) and compares
 every step's declared outputs with plans/<id>/expected/steps/<step>/<path>, each as its workflow's
-`test.compare` says (snakegate.contribute.testcases.compare_output). Writes only in the temporary folder,
-and the expected files with `update`.
+`test.compare` says (snakegate.contribute.testcases.compare_output). Then the run's verdict (every step's
+`evaluate:` checks, named `<step>.<check>`, as run.json records it) must be what plans/<id>/verdict.yaml
+expects — the same file a workflow's test case has (`verdict: pass|fail|unknown`, optionally
+`checks: {<step>.<check>: pass|fail|unknown}`); without the file, a plan whose steps declare checks is
+expected to pass every one. Writes only in the temporary folder, and the expected files with `update`.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ import tempfile
 from pathlib import Path
 
 from snakegate.config.read import read_run_config
-from snakegate.contribute.testcases import CaseResult, OutputResult, compare_output
+from snakegate.contribute.testcases import (VERDICT_FILE, CaseResult, OutputResult, compare_output, compare_verdict,
+                                            read_expected_verdict)
 from snakegate.gate.tools import only_tools_missing
 from snakegate.models import GateError
 
@@ -98,7 +102,27 @@ def run_plan(path: Path, registry, settings, *, update: bool = False) -> CaseRes
             wf = registry.get(verdict.steps[step].workflow)
             result.outputs.append(_compare(wf, name, rel, out["type"], outcome.run_dir / rel, expected_root / rel,
                                            update, result))
+        result.outputs += judge_plan(path, outcome.record)
     return result
+
+
+def judge_plan(path: Path, record: dict) -> list[OutputResult]:
+    """The plan's run's verdict (run.json's, as the run recorded it) against plans/<id>/verdict.yaml (or `pass`
+    without it, when a step declares checks): one result, "as expected" or "not as expected" naming each check."""
+    wanted = Path(path).with_suffix("") / VERDICT_FILE
+    given = wanted.exists()
+    found = record.get("verdict")
+    shown = f"{PLANS_DIR}/{plan_id(path)}/{VERDICT_FILE}" if given else \
+        f"no {PLANS_DIR}/{plan_id(path)}/{VERDICT_FILE}: pass expected"
+    if not given and isinstance(found, dict) and not found.get("checks"):
+        return []  # no step declares a check, and nothing is expected of them
+    expected, problem = read_expected_verdict(wanted)
+    if problem:
+        return [OutputResult("verdict", shown, "not as expected", problem)]
+    if not isinstance(found, dict) or not isinstance(found.get("checks"), list):
+        return [OutputResult("verdict", shown, "not as expected", "the plan's run recorded no verdict")]
+    status, detail = compare_verdict(found, expected)
+    return [OutputResult("verdict", shown, status, detail)]
 
 
 def _compare(wf, name: str, rel: str, type_name: str, actual: Path, expected: Path, update: bool,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from snakegate.provenance.private import private_path
 
 INDEX_DIR = (".snakegate", "runs")
 
@@ -44,7 +45,7 @@ def read(registry_root: Path, run_id: str) -> dict | None:
 def _write(registry_root: Path, run_id: str, data: dict) -> None:
     folder = index_dir(registry_root)
     try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_path(folder)
         tmp = folder / f".{run_id}.json.tmp-{os.getpid()}-{os.urandom(4).hex()}"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from snakegate.provenance.hashing import canonical_json
+from snakegate.provenance.private import private_path
 
 KEY_DIR = ".snakegate"
 KEY_FILE = "secret.key"
@@ -54,10 +55,7 @@ def registry_key(registry_root: str | os.PathLike) -> bytes:
     folder = path.parent
     tmp = folder / f".{KEY_FILE}.tmp-{os.getpid()}"
     try:
-        folder.mkdir(mode=0o700, exist_ok=True)
-        ignore = folder / ".gitignore"
-        if not ignore.exists():  # the folder ignores itself in whatever repository holds the registry
-            ignore.write_text("# snakegate's per-registry secrets: never commit them\n*\n", encoding="utf-8")
+        private_path(folder)  # owner-only, and ignoring itself in whatever repository holds the registry
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
             os.fchmod(fd, 0o600)

@@ -16,6 +16,7 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+from snakegate.provenance.private import private_path
 
 FOLDER = (".snakegate", "refinements")
 
@@ -57,7 +58,7 @@ def open_record(registry_root: Path, approval: dict, approved_by: str,
     base = f"{now.strftime('%Y%m%dT%H%M%SZ')}-{sha[:8]}"
     where = folder(registry_root)
     try:
-        where.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private_path(where)
     except OSError as exc:
         raise ApprovalUnwritable(f"cannot write the refinement record in {where}: {exc.strerror or exc}") from None
     n = 1

@@ -32,6 +32,13 @@ def _yaml_load(path: Path):
         raise RegistryError(f"{path}: not valid YAML ({exc})")
 
 
+def _yaml_text_load(path: Path, raw: bytes):
+    try:
+        return YAML(typ="safe", pure=True).load(raw.decode("utf-8"))
+    except (YAMLError, UnicodeDecodeError) as exc:
+        raise RegistryError(f"{path}: not valid YAML ({exc})")
+
+
 def manifest_problems(data, folder_name: str) -> list[str]:
     """Sentences for every way `data` fails the manifest meta-schema (pure)."""
     if not isinstance(data, dict):
@@ -100,14 +107,18 @@ class Registry:
 
     @classmethod
     def load(cls, root: Path) -> "Registry":
+        from snakegate.registry.manifest_cache import ManifestCache
+
         reg = cls(root=root)
+        cache = ManifestCache(root)
         for manifest_path in sorted((root / "workflows").glob("*/workflow.yaml")):
             try:
-                wf = load_workflow(manifest_path.parent)
+                wf = load_workflow(manifest_path.parent, cache=cache)
             except RegistryError as exc:
                 reg.broken[manifest_path.parent.name] = exc.message
                 continue
             reg.workflows[wf.id] = wf
+        cache.save()
         return reg
 
     def get(self, workflow_id: str) -> Workflow | None:
@@ -140,15 +151,32 @@ class Registry:
         return scored[:limit]
 
 
-def load_workflow(folder: Path, expected_id: str | None = None) -> Workflow:
+def load_workflow(folder: Path, expected_id: str | None = None, cache=None) -> Workflow:
     """The workflow in `folder`; its id must be `expected_id` (default: the folder's name; a run's
-    copy lives in runs/<run_id>/workflow/, so it names the id it must have)."""
+    copy lives in runs/<run_id>/workflow/, so it names the id it must have). `cache` (a ManifestCache) skips
+    parsing and checking a workflow.yaml whose exact bytes passed before."""
     manifest_path = folder / "workflow.yaml"
-    data = _yaml_load(manifest_path)
-    problems = manifest_problems(data, expected_id or folder.name)
+    name = expected_id or folder.name
+    key = None
+    if cache is not None:
+        try:
+            raw = manifest_path.read_bytes()
+        except OSError as exc:
+            raise RegistryError(f"{manifest_path}: cannot be read ({exc.strerror or exc})") from None
+        key = cache.key(raw, name)
+        data = cache.get(key)
+        if data is not None:
+            return Workflow(folder=folder, manifest=Manifest.model_validate(data))
+        data = _yaml_text_load(manifest_path, raw)
+    else:
+        data = _yaml_load(manifest_path)
+    problems = manifest_problems(data, name)
     if problems:
         raise RegistryError(
             f"{manifest_path} is not a valid workflow manifest:\n  - " + "\n  - ".join(problems)
             + "\n  (see snakegate/schemas/workflow.schema.json and workflows/CONTRIBUTING.md)"
         )
-    return Workflow(folder=folder, manifest=Manifest.model_validate(data))
+    workflow = Workflow(folder=folder, manifest=Manifest.model_validate(data))
+    if key is not None:
+        cache.put(key, data)
+    return workflow

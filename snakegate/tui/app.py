@@ -3,8 +3,9 @@
 Owns the app's shell: the layout, the key bindings, loading the registry and
 the conversation after the first paint (so the window is up at once), the
 history screen and quitting. The conversation turns live in turns.py and the
-approvals and runs in runs.py (mixins of this class; `RunsMixin.approve` is
-the one place an `Approval` is minted, on the researcher's key or click).
+approvals and runs in runs.py and a bounded refinement's in refine_runs.py (mixins
+of this class; they are the only places an approval is minted, on the
+researcher's key or click).
 Slow work runs in workers that never touch a widget; layout and colours live
 in chat.tcss, wording in present.py / present_runs.py.
 """
@@ -23,6 +24,7 @@ from textual.widgets import Footer, Header, Input
 from snakegate.tui import present
 from snakegate.tui.background import in_thread
 from snakegate.tui.draft_panel import DraftPanel
+from snakegate.tui.refine_runs import RefineMixin
 from snakegate.tui.messages import ConnectFailed, Connected
 from snakegate.tui.run_panel import RunPanel
 from snakegate.tui.runs import RunsMixin
@@ -30,7 +32,7 @@ from snakegate.tui.transcript import Transcript
 from snakegate.tui.turns import PROMPT, TurnsMixin
 
 
-class ChatApp(TurnsMixin, RunsMixin, App[None]):
+class ChatApp(TurnsMixin, RunsMixin, RefineMixin, App[None]):
     """`snakegate chat`: talk on the left, review and approve the draft on the right."""
 
     CSS_PATH = "chat.tcss"
@@ -56,6 +58,7 @@ class ChatApp(TurnsMixin, RunsMixin, App[None]):
         self._connected = asyncio.Event()
         self._init_turns()
         self._init_runs()
+        self._init_refine()
 
     def compose(self) -> ComposeResult:
         yield Header()

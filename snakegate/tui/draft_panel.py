@@ -1,7 +1,9 @@
 """The draft panel: the draft's state, the approve key, masked fields for sensitive params, the params.
 
 Owns presentation only. The app decides what can be approved and mints the
-Approval; this widget is told what to show, on the UI thread. Its first lines
+Approval; this widget is told what to show, on the UI thread. A bounded refinement
+takes the draft's place (`show_refinement`): its rule, budget, every point and the
+check's advice, approved with the same key. Its first lines
 (state, workflow — for a plan its steps and the edges between them — and the
 approve button) stay in view at 80x24; the params scroll below them. Values are shown masked where the contract marks them
 `x-sensitive`, and a sensitive param is typed into a password field here,
@@ -87,6 +89,18 @@ class DraftPanel(Vertical):
             self.query_one("#draft-params", Static).update(grid)
         self.query_one("#draft-config", Static).update(
             f"config: {present.relative(draft.config_path, root)}\n(also runs with snakemake --configfile)")
+        self.query_one("#draft-body").scroll_home(animate=False)
+
+    def show_refinement(self, lines: list[str] | tuple[str, ...], budget: int) -> None:
+        """A refinement replaces the draft on screen: its rule and budget first (in view at 80x24), then every
+        point, what was left out and the check's advice (snakegate.refine.text.proposal_lines' words)."""
+        head, *rest = list(lines) or [""]
+        self.query_one("#draft-summary", Static).update(head.replace("refinement of run", "Refinement of run", 1))
+        self.query_one("#draft-params", Static).update(Text("\n".join(line.removeprefix("  ") for line in rest)))
+        points = sum(1 for line in rest if line.lstrip()[:1].isdigit())
+        self.query_one("#draft-config", Static).update(
+            f"One approval runs up to {min(budget, points)} of these {points} point(s), each a fork of the run "
+            "before it; nothing else can run.")
         self.query_one("#draft-body").scroll_home(animate=False)
 
     def clear_draft(self, text: str = NO_DRAFT) -> None:

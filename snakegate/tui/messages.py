@@ -77,3 +77,21 @@ class RunRefused(Message):
 
     message: str
     problems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RefinementStepped(Message):
+    """The refinement loop started a point ("start": n, points, values, predecessor) or ended one ("end": a
+    variant's row: n, run_id, values, status, verdict, check)."""
+
+    kind: str
+    facts: dict
+
+
+@dataclass
+class RefinementFinished(Message):
+    """The refinement loop ended: `outcome` is snakegate.refine.loop.Outcome, `lines` its table as worded for
+    every door (snakegate.refine.text.outcome_lines)."""
+
+    outcome: Any
+    lines: list[str]

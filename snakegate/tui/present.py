@@ -29,6 +29,7 @@ DRAFT_STATUS = {
     "running": "▶ Running · approved by {who}",
     "used": "◆ Used · its run {status}",
     "withdrawn": "Withdrawn · {reason}",
+    "refined": "◆ Ran · refinement {ended}",
 }
 
 

@@ -1,9 +1,13 @@
-"""How runs read on screen: progress, outcome, the failure and its log, the result summary, history rows, a diff.
+"""How runs read on screen: progress, outcome, the verdict, the failure and its log, the result summary, history
+rows, a diff.
 
 Pure functions over plain data (a run record as read from run.json, a
 RunFacts from runinfo.py, a diff from provenance.compare): nothing here reads
 a file, touches a widget or calls the network. Times are shown as recorded
 (UTC), never relative to now, so the same record always reads the same.
+A run's verdict is worded through snakegate.views.verdict (the same lines as the
+CLI); the key numbers after a run are the verdict's checks first (failing ones
+first), then what changed against a fork's parent, then the outputs' numbers.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from snakegate.tui.present import relative
+from snakegate.views import verdict as verdicts
 
 LOG_TAIL_LINES = 6   # lines of a failed job's log shown (the run panel is small at 80x24)
 MAX_KEY_NUMBERS = 6
@@ -53,6 +58,7 @@ def failure_text(failure: dict) -> str:
 def outcome_lines(status: str, run_id: str, record: dict, explained: dict, run_dir: Path, root: Path) -> list[str]:
     """The run panel after a run: status and duration, then what went wrong (rule, real error, log tail)."""
     lines = [f"{STATUS_MARK.get(status, '·')} {status} · {duration_text(record.get('duration_s'))}", f"run {run_id}"]
+    lines += verdict_panel_lines(record)
     if status == "failed":
         f = explained.get("failure") or {}
         if f.get("rule"):
@@ -76,6 +82,21 @@ def outcome_lines(status: str, run_id: str, record: dict, explained: dict, run_d
     return lines
 
 
+def verdict_panel_lines(record: dict) -> list[str]:
+    """The run panel's verdict: its mark and summary, and for the first failing check the params to look at
+    (the panel is small; the chat's summary and `show-run` say the rest)."""
+    verdict = verdicts.read(record)
+    if verdict is None:
+        return []
+    lines = [f"verdict {verdicts.MARK[verdict['status']]} {verdicts.summary_text(verdict)}"]
+    failing = [c for c in verdict["checks"] if c["status"] == "fail"]
+    if failing:
+        lines.append(f"  {failing[0]['name']}: {verdicts.measured_text(failing[0])}")
+        if failing[0]["params"]:
+            lines.append("  look at: " + ", ".join(failing[0]["params"]))
+    return lines
+
+
 def refusal_lines(message: str, problems: list[str]) -> list[str]:
     """A refusal at execute time: nothing ran; say so and what to do."""
     return ["✗ nothing was run: " + message, *[f"  - {p}" for p in problems],
@@ -84,14 +105,36 @@ def refusal_lines(message: str, problems: list[str]) -> list[str]:
 
 # ---- the result summary in the chat ------------------------------------------------------------------
 
-def key_numbers(explained: dict, limit: int = MAX_KEY_NUMBERS) -> list[str]:
-    """'name = value' for the first key numbers explain_run found in the run's JSON outputs."""
-    found = []
+def key_numbers(explained: dict, limit: int = MAX_KEY_NUMBERS, record: dict | None = None) -> list[str]:
+    """The numbers that matter after a run, 'name = value': each check of the run's verdict (`record`, its
+    run.json) with its mark, failing ones first; then for a fork what changed against its parent
+    (`key = new (was old)`, explain_run's changed_from_parent); then the key numbers explain_run found in the
+    run's JSON outputs (shallowest first), each number once."""
+    found, seen = [], set()
+    changed = {c["key"]: c for c in explained.get("changed_from_parent") or []
+               if isinstance(c, dict) and isinstance(c.get("key"), str)}
+    measures = {c["name"]: c["measure"][1:].replace("/", ".")  # the check reads /a/b: the number a.b
+                for c in (verdicts.read(record or {}) or {}).get("checks", [])
+                if c.get("measure") and c["measure"].startswith("/")}
+    for name, value, status in verdicts.key_checks(record or {}):
+        key = measures.get(name)
+        was = f" (was {_shown_number(changed[key]['parent'])})" if key in changed else ""
+        found.append(f"{name} = {_number(value)} {verdicts.MARK[status]}{was}")
+    seen.update(measures.values())
+    for key, change in changed.items():
+        if key not in seen:
+            seen.add(key)
+            found.append(f"{key} = {_shown_number(change.get('value'))} (was {_shown_number(change.get('parent'))})")
     for _, numbers in sorted((explained.get("key_numbers") or {}).items()):
         for key, v in (numbers or {}).items():
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and key not in seen:
+                seen.add(key)
                 found.append(f"{key} = {_number(v)}")
     return found[:limit]
+
+
+def _shown_number(v: Any) -> str:
+    return _number(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else "none"
 
 
 def _number(v: float) -> str:
@@ -104,13 +147,14 @@ PLOT_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
 def result_summary(status: str, run_id: str, record: dict, explained: dict, run_dir: Path, root: Path) -> str:
     """Markdown for the chat once a run ends: the outcome, key numbers, plots and where everything is."""
     lines = [f"**Run {run_id} {status}** in {duration_text(record.get('duration_s'))}."]
+    lines += verdict_summary_lines(record)
     if status == "failed":
         f = explained.get("failure") or {}
         lines.append(f"It failed in `{f.get('rule') or 'an unknown rule'}`: {failure_text(f)}")
         if f.get("log"):
             log = f["log"] if str(f["log"]).startswith("runs/") else f"{relative(run_dir, root)}/{f['log']}"
             lines.append(f"Log: `{log}`")
-    numbers = key_numbers(explained)
+    numbers = key_numbers(explained, record=record)
     if numbers:
         lines.append("Key numbers: " + ", ".join(f"`{n}`" for n in numbers))
     made = [o for o in record.get("outputs") or [] if isinstance(o, dict) and o.get("exists")]
@@ -124,23 +168,44 @@ def result_summary(status: str, run_id: str, record: dict, explained: dict, run_
     return "\n".join(lines)
 
 
+def verdict_summary_lines(record: dict) -> list[str]:
+    """The verdict in the chat after a run: its status and counts, then each failing check with its value
+    against its threshold, what failing means and the params to look at."""
+    verdict = verdicts.read(record)
+    if verdict is None:
+        return []
+    lines = [f"Verdict: **{verdict['status']}** — {verdicts.counts_text(verdict)}."]
+    for check in [c for c in verdict["checks"] if c["status"] == "fail"][:3]:
+        text = f"`{check['name']}`: {verdicts.measured_text(check)}."
+        if check.get("says"):
+            text += f" {check['says']}"
+        if check["params"]:
+            text += " Look at " + ", ".join(f"`{p}`" for p in check["params"]) + "."
+        lines.append(text)
+    return lines
+
+
 # ---- the history -------------------------------------------------------------------------------------
 
 def history_row(record: dict) -> tuple[str, str, str, str, str]:
-    """(run id, workflow, status, duration, when) for one line of the history table."""
+    """(run id, workflow, status (with the verdict: `✓ succeeded · ✗ fail`), duration, when) for one line of the
+    history table."""
     status = str(record.get("status") or "unknown")
     workflow = str(record.get("workflow") or "–")
     plan = record.get("plan") if isinstance(record.get("plan"), dict) else None
     if plan is not None and isinstance(plan.get("steps"), dict):  # a plan's run: how many steps it has
         workflow += f" ({len(plan['steps'])} steps)"
+    verdict = verdicts.read(record)
+    judged = f" · {verdicts.MARK[verdict['status']]} {verdict['status']}" if verdict else ""
     return (str(record.get("run_id")), workflow,
-            f"{STATUS_MARK.get(status, '·')} {status}", duration_text(record.get("duration_s")),
+            f"{STATUS_MARK.get(status, '·')} {status}{judged}", duration_text(record.get("duration_s")),
             when_text(record.get("started")))
 
 
 def matches(record: dict, text: str) -> bool:
-    """The history filter: every word must appear in the run's id, workflow, status or start time."""
+    """The history filter: every word must appear in the run's id, workflow, status, verdict or start time."""
     hay = " ".join(str(record.get(k) or "") for k in ("run_id", "workflow", "status", "started")).lower()
+    hay += " " + str((verdicts.read(record) or {}).get("status") or "")
     plan = record.get("plan") if isinstance(record.get("plan"), dict) else {}
     if isinstance(plan.get("steps"), dict):  # a plan's run is found by its steps' workflows too
         hay += " " + " ".join(str(w) for w in plan["steps"].values()).lower()
@@ -163,6 +228,9 @@ def detail_lines(facts) -> list[str]:
         lines.append(f"fork of: {r['parent_run']}" + (f" ({changes})" if changes else ""))
     if r.get("rerun_of"):
         lines.append(f"rerun of: {r['rerun_of']}")
+    if facts.explained.get("refinement"):
+        lines.append(f"part of: {facts.explained['refinement']}")
+    lines += verdict_detail_lines(r)
     if status == "failed":
         f = facts.explained.get("failure") or {}
         lines += ["", "Failure", f"  rule: {f.get('rule') or '–'}", f"  error: {failure_text(f)}"]
@@ -174,7 +242,7 @@ def detail_lines(facts) -> list[str]:
     outputs = [o for o in r.get("outputs") or [] if isinstance(o, dict)]
     lines += [f"  {o.get('name')}: {o.get('path')}" + ("" if o.get("exists") else " (missing)") for o in outputs] \
         or ["  (none recorded)"]
-    numbers = key_numbers(facts.explained)
+    numbers = key_numbers(facts.explained, record=r)
     if numbers:
         lines += ["", "Key numbers"] + [f"  {n}" for n in numbers]
     lines += ["", "Provenance"]
@@ -188,6 +256,21 @@ def detail_lines(facts) -> list[str]:
         lines.append(f"  {label}: {value}")
     if not facts.git:
         lines.append(f"  git: {facts.prov_note or 'not recorded'}")
+    return lines
+
+
+def verdict_detail_lines(record: dict) -> list[str]:
+    """The history's view of one run: a Verdict section, each check with its mark and measured value; under a
+    failing one what it means and the params to look at, under an unknown one why."""
+    verdict = verdicts.read(record)
+    if verdict is None:
+        return []
+    lines = ["", f"Verdict: {verdict['status']} — {verdicts.counts_text(verdict)}"]
+    for check in verdict["checks"]:
+        lines.append(f"  {verdicts.MARK[check['status']]} {check['name']}: {verdicts.measured_text(check)}")
+        if check["status"] == "fail":
+            lines += [f"      {check['says']}"] if check.get("says") else []
+            lines += ["      look at: " + ", ".join(check["params"])] if check["params"] else []
     return lines
 
 
@@ -217,6 +300,8 @@ def diff_lines(diff: dict) -> list[str]:
             lines.append(f"      … {len(values) - 8} more (snakegate diff --json)")
     if same:
         lines.append("  identical: " + ", ".join(same))
+    if diff.get("verdict"):
+        lines += [""] + verdicts.change_lines(diff["verdict"], arrow="→")
     return lines
 
 

@@ -93,7 +93,8 @@ def explain(registry, settings, run_dir: Path) -> dict:
 
 def diff(registry, registry_root: Path, run_a: Path, run_b: Path) -> dict:
     """provenance.compare.diff_runs with each run's declared outputs and its sensitive params hidden as
-    `snakegate diff` hides them: by their keyed hash, so a changed secret still shows as changed."""
+    `snakegate diff` hides them (by their keyed hash, so a changed secret still shows as changed), and the two
+    verdicts check by check (`verdict`, snakegate.views.verdict.changes)."""
     from snakegate.provenance import compare, runstore, secrets
 
     from snakegate.views.plan import read as read_plan
@@ -115,5 +116,11 @@ def diff(registry, registry_root: Path, run_a: Path, run_b: Path) -> dict:
         return lambda params: secrets.redact(schema, params, key)[0]
 
     wa, wb = workflow(run_a), workflow(run_b)
-    return compare.diff_runs(run_a, run_b, (outputs(wa), outputs(wb)),
-                             redact=(redactor(run_a, wa), redactor(run_b, wb)))
+    result = compare.diff_runs(run_a, run_b, (outputs(wa), outputs(wb)),
+                               redact=(redactor(run_a, wa), redactor(run_b, wb)))
+    from snakegate.views.verdict import changes
+
+    verdict = changes(runstore.read_run(run_a), runstore.read_run(run_b))
+    if verdict is not None:  # each check A -> B, as `snakegate diff` shows it
+        result["verdict"] = verdict
+    return result

@@ -1,6 +1,7 @@
 """Approving and running in the chat app: the draft on the panel, the one-time approval, the run, cancelling it.
 
-`RunsMixin` is part of `ChatApp` (app.py). `approve` is the only place an
+`RunsMixin` is part of `ChatApp` (app.py); with a refinement on the panel, ctrl+r is
+RefineMixin's (refine_runs.py). `approve` is the only place an
 `Approval` is minted, and only for the draft the researcher sees on the
 panel. One approval runs one draft once: after its run the draft is marked
 used, and running it again needs a confirmation that says it is a repeat.
@@ -40,7 +41,7 @@ class RunsMixin:
 
     def draft_proposed(self, draft) -> None:
         """A draft passed the gate: it replaces whatever was on the panel; only it can be approved now."""
-        self.shown_draft, self.withdrawn = draft, None
+        self.shown_draft, self.withdrawn, self.shown_refinement = draft, None, None
         schema = self.schema_of(draft.workflow)
         self.panel.show_draft(draft, schema, self.settings.registry_root, present.fork_note(draft, schema),
                               schema_of=self.schema_of)
@@ -58,12 +59,16 @@ class RunsMixin:
     def can_approve(self) -> bool:
         # Approve only what is on screen: during a model turn the controller may already hold a newer
         # draft the researcher has not seen yet, so approving waits until the turn is shown.
+        if self.shown_refinement is not None:  # a refinement on the panel (refine_runs.py)
+            return self.can_approve_refinement()
         convo = self.conversation
         draft = convo.draft if convo is not None else None
         return (draft is not None and not self.running and not self.thinking and self.shown_draft is not None
                 and draft.invocation_id == self.shown_draft.invocation_id)
 
     def _draft_state(self) -> tuple[str, str]:
+        if self.shown_refinement is not None:
+            return self._refinement_state()
         if self.running and self.run_draft is not None:
             return "running", present.draft_status("running", who=self.approved_by)
         if self.shown_draft is None:
@@ -98,6 +103,9 @@ class RunsMixin:
                 loading=self.conversation is None, thinking=self.thinking, running=self.running,
                 withdrawn=self.withdrawn))
             self.bell()
+            return
+        if self.shown_refinement is not None:
+            self._approve_and_refine()
             return
         draft = self.shown_draft
         if draft.invocation_id in self.used:

@@ -49,6 +49,7 @@ class Transcript(VerticalScroll):
         """One conversation turn's events in order. A DraftReady is announced here; the panel shows it."""
         # imported here: the agent's modules load with the registry, after the first paint
         from snakegate.agent.events import ActionCalled, AssistantSaid, BackendFailed, DraftCleared, DraftReady
+        from snakegate.agent.refining import RefinementReady
 
         for event in events:
             if isinstance(event, AssistantSaid):
@@ -63,6 +64,10 @@ class Transcript(VerticalScroll):
                               f"({present.short_id(draft.invocation_id)}); review it on the right, then approve")
             elif isinstance(event, DraftCleared):
                 self.add_note(f"→ draft withdrawn: {event.reason}", ok=False)
+            elif isinstance(event, RefinementReady):
+                p = event.refinement.proposal
+                self.add_note(f"→ refinement ready: {len(p.points)} point(s) around run {p.parent.name}; review "
+                              "the whole space on the right, then approve it once")
 
     def _add(self, widget) -> None:
         self.mount(widget)

@@ -95,6 +95,7 @@ class TurnsMixin:
         if not self._current(message.turn):
             return
         from snakegate.agent.events import DraftCleared, DraftReady, SecretRequested
+        from snakegate.agent.refining import RefinementReady
 
         event = message.event
         self.transcript.show_events([event])
@@ -104,6 +105,8 @@ class TurnsMixin:
             self.draft_withdrawn(event.reason)
         elif isinstance(event, SecretRequested):
             self.panel.ask_secret(event.workflow, event.param)
+        elif isinstance(event, RefinementReady):
+            self.refinement_proposed(event.refinement)
 
     def on_turn_finished(self, message: TurnFinished) -> None:
         if not self._current(message.turn):

@@ -161,6 +161,32 @@ def key_numbers(record: dict, run_dir: Path) -> dict:
     return out
 
 
+def changed_numbers(record: dict, run_dir: Path, limit: int = KEY_NUMBERS) -> list[dict]:
+    """A fork's key numbers that differ from its parent's: [{output, key, parent, value}] over the JSON outputs
+    run.json lists, the shallowest keys first (a value only one run has is None in the other); [] for a run
+    that is no fork, or whose parent is not a run folder beside it."""
+    parent = record.get("parent_run")
+    if not isinstance(parent, str) or not runstore.is_safe_run_id(parent):
+        return []
+    parent_dir = Path(run_dir).parent / parent
+    if not parent_dir.is_dir():
+        return []
+    out: list[dict] = []
+    for o in record.get("outputs") or []:
+        rel = str(o.get("path") or "") if isinstance(o, dict) else ""
+        if not rel.endswith(".json"):
+            continue
+        inside = rel.split(f"{Path(run_dir).name}/", 1)[-1]
+        mine, theirs = (read_json_head(base / inside) for base in (Path(run_dir), parent_dir))
+        if mine is None or theirs is None:
+            continue
+        now, before = numeric_leaves(mine), numeric_leaves(theirs)
+        keys = list(now) + [k for k in before if k not in now]
+        out += [{"output": o.get("name") or rel, "key": k, "parent": before.get(k), "value": now.get(k)}
+                for k in keys if now.get(k) != before.get(k)]
+    return sorted(out, key=lambda c: c["key"].count(".") + c["key"].count("["))[:limit]
+
+
 def diagnostics(run_dir: Path) -> dict:
     """Any diagnostics.json the workflow wrote (the first three), whole when short, else its numbers."""
     out = {}
@@ -402,6 +428,18 @@ def parent_of(record: dict, schema: dict | None) -> dict | None:
     if record.get("rerun_of"):
         return {"kind": "rerun", "run_id": record["rerun_of"], "changes": []}
     return None
+
+
+def refinement_of(record: dict) -> str | None:
+    """'refinement <id>, point k of n' for a run a bounded refinement started (run.json `refinement`, which
+    snakegate.refine.loop writes); None for any other run."""
+    found = record.get("refinement")
+    if not isinstance(found, dict) or not isinstance(found.get("id"), str):
+        return None
+    point, points = found.get("point"), found.get("points")
+    where = f", point {point} of {points}" if all(isinstance(n, int) and not isinstance(n, bool)
+                                                  for n in (point, points)) else ""
+    return f"refinement {cut_line(found['id'], 80)}{where}"
 
 
 def sensitive_name(schema: dict | None, name: str) -> bool:

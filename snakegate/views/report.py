@@ -1,18 +1,22 @@
 """`snakegate report`: one self-contained HTML page for a run, like a lab notebook's page.
 
-`build()` gathers what the run folder says (snakegate.views.facts: status and times, who proposed and
-approved it, the SHAs that pin it, params with sensitive values masked, every declared output with its
-sha256 and a preview — PNG/SVG inline, key numbers of JSON, the first rows of tables —, the job
-timeline from the PROV record, and for a failure the rule, the real error and the log's tail) into plain
-data; `render()` fills templates/report.html.j2 through Jinja2 with autoescaping, so every recorded text
-is escaped. The page loads nothing: images are data URIs and a Content-Security-Policy forbids any
-other source. No wall-clock time is written into the page: the same run gives the same bytes.
+`build()` gathers what the run folder says (snakegate.views.facts: status and times, its verdict — each check's
+measured value against its threshold, for a failing one what it means and the params to look at —, who
+proposed and approved it, the SHAs that pin it, the refinement it belongs to, params with sensitive values
+masked, every declared output with its sha256 and a preview — PNG/SVG inline, key numbers of JSON, the first
+rows of tables —, the job timeline from the PROV record, and for a failure the rule, the real error and the
+log's tail) into plain data; `render()` fills templates/report.html.j2 through Jinja2 with autoescaping, so
+every recorded text is escaped. The page loads nothing: images are data URIs and a Content-Security-Policy
+forbids any other source. No wall-clock time is written into the page: the same run gives the same bytes.
 `write()` never replaces a file that is not a report of the same run unless asked to.
 
 A plan's run (snakegate.views.plan) is one page for the plan: its label, its invocation id and the edges
 between its steps, then a section per step with that step's params (by its own contract), its outputs and its
 jobs in the timeline (offsets from the plan's first job); the pins name no single workflow's hash (each step's
 is in its section).
+
+A record that does not prove itself (snakegate.views.proof, as `snakegate verify` checks it) is said at the top
+of the page, naming what failed.
 
 The page keeps to a budget whatever the run wrote: an image is embedded only up to IMAGE_BYTES, and all
 images together up to IMAGES_BYTES; at most PREVIEWS outputs get a preview; a text output is read only
@@ -31,6 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from snakegate.views import facts
+from snakegate.views.proof import record_check, warning
+from snakegate.views.verdict import report_rows as verdict_rows
 from snakegate.views.plan import own_name, read as read_plan, step_of_rule, with_arrows
 from snakegate.provenance import compare, runstore
 
@@ -93,6 +99,9 @@ def build(registry, settings, run_dir: Path, dest: Path | None = None) -> dict:
         "folder": facts.relative_to(run_dir, registry_root),
     }
     data["plan"] = _plan(plan, data["outputs"], data["timeline"], record) if plan is not None else None
+    data["verdict"] = verdict_rows(record)
+    data["refinement"] = facts.refinement_of(record)
+    data["proof"] = warning(record_check(run_dir, registry_root), record["run_id"]) if status != "running" else None
     return data
 
 

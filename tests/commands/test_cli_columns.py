@@ -31,8 +31,10 @@ def _run_folder(runs: Path, run_id: str, record: dict | None, invocation: dict |
     folder = runs / run_id
     folder.mkdir(parents=True)
     (folder / "run.json").write_text(raw if raw is not None else json.dumps({"run_id": run_id, **record}))
-    if invocation is not None:
-        (folder / "invocation.json").write_text(json.dumps({"invocation": invocation}))
+    if invocation is not None:  # as the gate writes it: the id is the sha256 of the canonical invocation
+        from snakegate.provenance.hashing import canonical_json, sha256_text
+        (folder / "invocation.json").write_text(json.dumps({"invocation_id": sha256_text(canonical_json(invocation)),
+                                                            "invocation": invocation}))
     return folder
 
 

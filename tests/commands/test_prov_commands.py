@@ -16,9 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from prov_runs import (  # noqa: F401 (session fixtures)
-    fork_run, prov_json, prov_registry, rerun_run, succeeded_run, types, val,
-)
+from prov_runs import prov_json, types, val  # the runs themselves: session fixtures in conftest.py
 from registry_copies import run_names as runs
 from prov_iris import run_ident
 

@@ -17,11 +17,7 @@ import yaml
 from snakegate.provenance.rocrate import validate as rocval
 from snakegate.provenance.rocrate.export import value_type
 
-from curated_kinds import (  # noqa: F401 (session fixtures)
-    CURATED, KINDS, cancelled_runs, curated_registry, failed_runs, fork_runs, hooks, interrupted_runs, plain_runs,
-    rerun_runs, runs_of_kind, succeeded_runs,
-)
-from prov_runs import failed_run, prov_registry  # noqa: F401 (session fixtures)
+from curated_kinds import CURATED, KINDS  # the runs themselves: session fixtures in conftest.py
 from registry_copies import snakegate
 
 

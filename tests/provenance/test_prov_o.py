@@ -18,10 +18,8 @@ import rdflib
 from ruamel.yaml import YAML
 from snakegate.provenance import capture, vocab
 
-from prov_runs import (  # noqa: F401 (session fixtures)
-    failed_run, fork_run, prov_json, prov_registry, rerun_run, succeeded_run, types, val,
-)
 from prov_iris import run_ident, run_iri
+from prov_runs import prov_json, types, val  # the runs themselves: session fixtures in conftest.py
 
 PREFIXES = """
 PREFIX prov: <http://www.w3.org/ns/prov#>

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from prov_runs import fork_run, prov_registry, succeeded_run  # noqa: F401 (session fixtures)
 
 
 @pytest.fixture

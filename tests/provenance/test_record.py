@@ -26,9 +26,7 @@ from ruamel.yaml import YAML
 from snakegate.provenance import capture, origin
 from snakegate.provenance.document import SHORTCUT_PREDICATES, Document, Many, Q, local
 
-from prov_runs import (  # noqa: F401 (session fixtures)
-    SECRET, cancelled_run, failed_run, plain_run, prov_json, prov_registry, succeeded_run, types, val,
-)
+from prov_runs import SECRET, prov_json, types, val  # the runs themselves: session fixtures in conftest.py
 from registry_copies import REPO, git
 from prov_iris import run_ident
 

@@ -14,9 +14,6 @@ from pathlib import Path
 import pytest
 from snakegate.provenance.rocrate import validate as rocval
 
-from prov_runs import (  # noqa: F401 (session fixtures)
-    cancelled_run, failed_run, fork_run, prov_registry, rerun_run, succeeded_run,
-)
 from registry_copies import snakegate
 
 KINDS = ("succeeded", "failed", "cancelled", "fork", "rerun")

@@ -129,7 +129,9 @@ def test_a_workflow_without_sensitive_params_makes_no_key(tmp_path):
     root = make_registry(tmp_path / "registry")
     proc = snakegate(root, "validate", "workflows/tabular-profile/examples/basic.yaml")
     assert proc.returncode == 0, proc.stderr
-    assert not (root / ".snakegate").exists()
+    from snakegate.provenance.secrets import key_path
+
+    assert not key_path(root).exists()
 
 
 def test_the_key_is_made_once_even_by_racing_processes(tmp_path):

@@ -19,9 +19,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from prov_runs import SECRET
-from registry_copies import clean_env, git, new_run, run_names
+from registry_copies import clean_env, new_run, run_names
 from run_faults import killed_mid_job
 
 HOSTILE_COLUMN = '<img src=x onerror="console.error(1)">'
@@ -104,56 +103,9 @@ def interrupted_run(prov_registry) -> Path:
     return killed_mid_job(prov_registry, config, "logs/wait.log", timeout=90)
 
 
-LEAKY = {
-    "workflow.yaml": """\
-        id: leaky
-        version: 0.1.0
-        title: Leaky workflow
-        description: Writes its secret token into its outputs, as a careless workflow might.
-        tags: [test]
-        maintainers: [{name: snakegate tests}]
-        trust: community
-        rules:
-          leak: {output: {text: text, table: csv-table}}
-        outputs:
-          text: {path: results/leak.txt, type: text, description: Holds the token.}
-          table: {path: results/leak.csv, type: csv-table, description: Holds the token in a cell.}
-        """,
-    "schema.json": json.dumps({
-        "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
-        "additionalProperties": False, "required": ["token"],
-        "properties": {"token": {"type": "string", "x-sensitive": True, "description": "A secret."}},
-    }),
-    "Snakefile": """\
-        rule all:
-            input:
-                "results/leak.txt",
-                "results/leak.csv",
-
-
-        rule leak:
-            output:
-                text="results/leak.txt",
-                table="results/leak.csv",
-            params:
-                token=config["token"],
-            shell:
-                "echo 'the token is {params.token}' > {output.text}; "
-                "printf 'name,value\\ntoken,{params.token}\\n' > {output.table}"
-        """,
-}
-
-
 @pytest.fixture(scope="session")
 def leaky_run(prov_registry) -> Path:
-    import textwrap
-
-    folder = prov_registry / "workflows" / "leaky"
-    folder.mkdir()
-    for name, text in LEAKY.items():
-        (folder / name).write_text(textwrap.dedent(text))
-    git(prov_registry, "add", "-A")
-    git(prov_registry, "commit", "-q", "-m", "a leaky workflow")
+    """prov_runs.LEAKY (in the registry from its first commit, so no run sees the registry's HEAD move)."""
     config = prov_registry / "leaky.yaml"
     config.write_text(f"workflow: leaky\nparams:\n  token: {SECRET}\n")
     before = run_names(prov_registry)

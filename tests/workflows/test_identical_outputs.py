@@ -12,9 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from curated_kinds import (  # noqa: F401 (session fixtures)
-    CURATED, curated_registry, rerun_runs, second_registry, second_succeeded, succeeded_runs,
-)
+from curated_kinds import CURATED  # the runs themselves: session fixtures in conftest.py
 
 
 def digests(run_dir: Path) -> dict[str, str]:

@@ -1,29 +1,26 @@
 """Every curated plot reads on its own: labelled axes (with units where the data has them), a title, and a
 legend wherever a panel draws more than one series.
 
-One real `snakegate test` over every curated workflow's test cases runs the workflows' own plot scripts
-with the plot probe on the path (tests/plot_probe/sitecustomize.py): each figure, as it is saved,
-describes its panels (axis labels, titles, legend entries, how many data series it draws). The same run
-still compares every output with the expected files, so the probe changes no byte of any PNG. New plots
-are covered without a change here: every PNG a workflow.yaml declares must have been seen being saved.
+One real `snakegate test` over every curated workflow's test cases (the session's: tests/curated_tests.py)
+runs the workflows' own plot scripts with the plot probe on the path (tests/plot_probe/sitecustomize.py):
+each figure, as it is saved, describes its panels (axis labels, titles, legend entries, how many data
+series it draws). The same run still compares every output with the expected files, so the probe changes
+no byte of any PNG. New plots are covered without a change here: every PNG a workflow.yaml declares must
+have been seen being saved.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
 
+from curated_tests import CURATED, CuratedTestRun
+
 ROOT = Path(__file__).resolve().parents[2]
-PROBE = ROOT / "tests" / "plot_probe"
-CURATED = sorted(p.parent.name for p in (ROOT / "workflows").glob("*/workflow.yaml"))
 
 # The units the test data has, as each plot must name them in its axis labels (or colour bar).
 UNITS = {
@@ -55,18 +52,11 @@ def located(path: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def probed(tmp_path_factory) -> tuple[subprocess.CompletedProcess, list[dict]]:
-    """The `snakegate test` run, and [{workflow, path, suptitle, axes: [...]}] for every figure it saved
-    (also when an output differs from its expected file, so a label test says what is missing)."""
-    probe = tmp_path_factory.mktemp("probe")
-    path = os.pathsep.join([str(PROBE), *filter(None, [os.environ.get("PYTHONPATH")])])
-    exe = shutil.which("snakegate")
-    cmd = [exe] if exe else [sys.executable, "-m", "snakegate.cli"]
-    proc = subprocess.run([*cmd, "--registry", str(ROOT), "test", *CURATED], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": path, "SNAKEGATE_PLOT_PROBE": str(probe)},
-                          timeout=1500)
-    records = [json.loads(p.read_text()) for p in sorted(probe.glob("*.json"))]
-    return proc, [{**r, **located(r["path"])} for r in records]
+def probed(curated_test_run) -> tuple[CuratedTestRun, list[dict]]:
+    """The session's `snakegate test` run (curated_tests.py), and [{workflow, path, suptitle, axes: [...]}] for
+    every figure it saved (also when an output differs from its expected file, so a label test says what is
+    missing)."""
+    return curated_test_run, [{**r, **located(r["path"])} for r in curated_test_run.figures]
 
 
 @pytest.fixture(scope="module")

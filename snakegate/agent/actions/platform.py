@@ -2,7 +2,7 @@
 
 Owns the registry `ACTIONS` (one `Action` per platform action: name,
 description, pydantic arguments, handler; the handlers live in data.py,
-registry.py, plans.py and runs.py) and `call_action()`, which checks the
+registry.py, plans.py, runs.py and refine.py) and `call_action()`, which checks the
 arguments (size cap, then pydantic), runs the handler and shapes a JSON-able
 result: sensitive values scrubbed, paths shown relative to the registry and
 never outside the data roots, size capped. Every action only reads; none
@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from snakegate.agent.actions import data as act_data, plans as act_plans, registry as act_registry, runs as act_runs
+from snakegate.agent.actions import refine as act_refine
 from snakegate.agent.actions.base import (  # noqa: F401 - re-exported: the actions' public vocabulary
     Action, ActionContext, ForkOrigin, Proposal, Refused, error_result,
 )
@@ -84,6 +85,13 @@ ACTIONS: dict[str, Action] = {a.name: a for a in (
            "A new draft from an earlier run with only the named params changed (the gate checks it). The "
            "researcher approves it; running it re-runs only the jobs the change affects.",
            act_runs.ForkRunArgs, act_runs.fork_run),
+    Action("propose_refinement",
+           "A bounded search around an earlier run, for the researcher to approve ONCE: the params that may vary "
+           "with their candidate values, a budget of runs, and a stop rule (`until` a check of the workflow's "
+           "evaluate: passes, or the `best` value of one). Every point is gated now; the researcher sees the whole "
+           "space and approves it or not. Each run is then a fork of the one before. Use it after a failing "
+           "verdict, with the params the failing check names. This never runs anything.",
+           act_refine.ProposeRefinementArgs, act_refine.propose_refinement),
 )}
 
 

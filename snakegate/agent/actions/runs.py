@@ -3,7 +3,10 @@
 They read run folders (runs/<run_id>/: run.json, config.yaml, invocation.json,
 logs, outputs) through the core's run store, comparison and fork planning, and
 shape short answers: for a failure the failing rule, the real error and the
-tail of its log; the key numbers of JSON outputs; any diagnostics.json the
+tail of its log; the verdict of a finished run (snakegate.views.verdict: its status,
+each failing check with its value, threshold, what failing means and the params to
+look at; `explain_run` every check); for a fork the numbers that changed against
+its parent; the key numbers of JSON outputs; any diagnostics.json the
 workflow wrote (snakegate.views.facts holds those facts, one definition for the CLI,
 the report and these actions). `fork_run` returns a `Proposal` for a new draft (the researcher
 still approves it; running it re-executes only what the change affects).
@@ -26,7 +29,8 @@ from snakegate.agent.redact import PLACEHOLDER, redact_params, secret_strings, s
 from snakegate.errors import UserError
 from snakegate.run.fork import ForkRefused, parent_invocation, plan_fork
 from snakegate.provenance import compare, runstore
-from snakegate.views.facts import cut_line, diagnostics, failure_facts, key_numbers
+from snakegate.views import verdict as verdicts
+from snakegate.views.facts import changed_numbers, cut_line, diagnostics, failure_facts, key_numbers, refinement_of
 from snakegate.views.plan import is_plan_record, read as read_plan
 
 VALUE_CHANGES = 20        # JSON value changes shown per output in compare_runs
@@ -110,7 +114,7 @@ def _shown_params(ctx: ActionContext, run_dir: Path) -> dict:
 
 def _summary(record: dict) -> dict:
     out = {"run_id": record.get("run_id"), "workflow": record.get("workflow"), "status": record.get("status"),
-           "started": record.get("started"), "duration_s": record.get("duration_s")}
+           "started": record.get("started"), "duration_s": record.get("duration_s"), **verdicts.for_list(record)}
     if record.get("unreadable"):  # a damaged record: listed with the reason, never read further
         out["unreadable"] = record["unreadable"]
     if is_plan_record(record):  # a plan's run: its label and its steps' workflows
@@ -165,14 +169,21 @@ def run_status(ctx: ActionContext, args: RunArgs):
                     for o in record.get("outputs") or []]}
     if record.get("parent_run"):
         out["fork_of"] = record["parent_run"]
+    if refinement_of(record):
+        out["refinement"] = refinement_of(record)
     out.update(_plan_facts(ctx, run_dir, record))
+    out.pop("failing_checks", None)  # the verdict below names them with their advice
+    verdict = verdicts.for_model(record, full=False)
+    if verdict is not None:  # the judgement of a finished run: what failed, what it means, which params to look at
+        out["verdict"] = verdict
     if record.get("status") not in ("succeeded", "running"):
         # `failure`, as explain_run names it: a result's `error` key is a refusal of the call itself
         failure = record.get("failure") if isinstance(record.get("failure"), dict) else {}
         message = failure.get("message") or record.get("error")
         out["failure"] = {"rule": failure.get("rule") or record.get("failed_rule"),
                           "error": cut_line(message) if message else None}
-    return out, f"status of run {run_dir.name}: {record.get('status', 'unknown')}", None
+    judged = f", verdict {verdict['status']}" if verdict else ""
+    return out, f"status of run {run_dir.name}: {record.get('status', 'unknown')}{judged}", None
 
 
 def explain_run(ctx: ActionContext, args: RunArgs):
@@ -182,6 +193,16 @@ def explain_run(ctx: ActionContext, args: RunArgs):
     out: dict[str, Any] = {"run_id": run_dir.name, "workflow": record.get("workflow"), "status": status,
                            "duration_s": record.get("duration_s")}
     out.update(_plan_facts(ctx, run_dir, record))
+    verdict = verdicts.for_model(record, full=True)
+    if verdict is not None:
+        out["verdict"] = verdict
+    if record.get("parent_run"):
+        out["fork_of"] = record["parent_run"]
+        changed = changed_numbers(record, run_dir)
+        if changed:  # what the fork's change did to the numbers
+            out["changed_from_parent"] = changed
+    if refinement_of(record):
+        out["refinement"] = refinement_of(record)
     if status == "failed":
         out["failure"] = failure_facts(record, run_dir, ctx.settings.registry_root)
     elif status == "cancelled":
@@ -197,7 +218,8 @@ def explain_run(ctx: ActionContext, args: RunArgs):
     if found:
         out["diagnostics"] = found
     why = out.get("failure", {}).get("rule")
-    return out, f"explained run {run_dir.name}: {status}" + (f" in rule {why}" if why else ""), None
+    judged = f", verdict {verdict['status']}" if verdict else ""
+    return out, f"explained run {run_dir.name}: {status}{judged}" + (f" in rule {why}" if why else ""), None
 
 
 def compare_runs(ctx: ActionContext, args: CompareRunsArgs):
@@ -212,6 +234,9 @@ def compare_runs(ctx: ActionContext, args: CompareRunsArgs):
 
     outputs = tuple({n: o.model_dump() for n, o in wf.manifest.outputs.items()} if wf else None for wf in wfs)
     diff = compare.diff_runs(run_a, run_b, outputs, redact=(redactor(run_a, wfs[0]), redactor(run_b, wfs[1])))
+    verdict = verdicts.changes(runstore.read_run(run_a), runstore.read_run(run_b))
+    if verdict is not None:
+        diff["verdict"] = verdict
     for entry in diff.get("outputs") or []:
         values = entry.get("values")
         if values and len(values) > VALUE_CHANGES:

@@ -6,7 +6,7 @@ with either one action call or a short text. This module is the dialogue's
 top level: the Backend protocol, the fold over the conversation, the commands
 (`list`, `help`, `restart`, `runs`, `show RUN`, `fork RUN name=value`, what
 "approve" means) and choosing a workflow through `search_workflows` /
-`describe_workflow`; filling its parameters is fill.py, a chain of workflows
+`describe_workflow`; a bounded refinement ("try NAME V1 then V2 until CHECK") is refine.py; filling its parameters is fill.py, a chain of workflows
 as a plan plan.py, reading answers parse.py, wording text.py. Its state is a fold over the
 conversation's inputs (user texts and tool results), so the same conversation
 always gives the same replies, and a history it did not see grow is replayed
@@ -29,6 +29,7 @@ from snakegate.agent.backend import BackendError, Reply, ToolCall
 from snakegate.agent.guided.fill import Filling
 from snakegate.agent.guided.parse import KEEP_DEFAULT, follow_up, fork_command, keywords, unquote
 from snakegate.agent.guided.plan import Planning
+from snakegate.agent.guided.refine import RefineTalk
 from snakegate.agent.guided.text import (
     APPROVE, GREETING, HELP, NO_DRAFT_TO_APPROVE, error_text, explain_text, fork_text, numbered_workflows, runs_text,
 )
@@ -67,7 +68,7 @@ class _State:
     adding: str | None = None           # the step a follow-up adds (add_step)
 
 
-class GuidedBackend(Planning, Filling):
+class GuidedBackend(Planning, Filling, RefineTalk):
     """A deterministic dialogue that drives the platform actions exactly as a model would."""
 
     name = "guided"
@@ -130,6 +131,9 @@ class GuidedBackend(Planning, Filling):
         command = re.match(r"^(show|fork)\s+(\S.*)$", text, re.I)
         if command:
             return self._run_command(command.group(1).lower(), command.group(2).strip())
+        refined = self._maybe_refine(text)  # "try NAME V1 then V2 until CHECK" (guided/refine.py)
+        if refined is not None:
+            return refined
         if re.match(r"set(\s|$)", word):
             return self._plan_set(text[3:].strip()) or self._set(text[3:].strip())
         if st.mode == "ask" and st.pending:
@@ -157,7 +161,8 @@ class GuidedBackend(Planning, Filling):
                    "files": self._on_files, "columns": self._on_columns, "validate": self._on_validate,
                    "check_path": self._on_check_path, "runs": self._on_runs, "explain": self._on_explain,
                    "fork": self._on_fork, "plan_search": self._on_plan_search,
-                   "plan_describe": self._on_plan_describe, "plan_result": self._on_plan_result}[purpose]
+                   "plan_describe": self._on_plan_describe, "plan_result": self._on_plan_result,
+                   "refine": self._on_refine}[purpose]
         return handler(result, ctx)
 
     # ---- replies -------------------------------------------------------------------------------

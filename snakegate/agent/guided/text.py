@@ -13,6 +13,7 @@ from typing import Any
 
 from snakegate.agent.guided.parse import article, fmt, is_bounds, item_types, types_of
 from snakegate.metaschemas import artifact_types
+from snakegate.views.verdict import number_text
 
 GREETING = (
     "Hi, I'm the offline guided dialogue (no language model is configured). I help you pick a workflow from "
@@ -31,6 +32,8 @@ HELP = (
     "- `done`: keep the defaults for the remaining parameters and validate\n"
     "- `restart`: start over\n"
     "- `runs`: earlier runs; `show RUN`: what happened in one; `fork RUN name=value`: a new draft from it\n"
+    "- `try NAME V1 then V2 until CHECK` (or `… and keep the best CHECK`; optional `on RUN`, `budget N`): a "
+    "bounded refinement of the latest run, each value read as YAML, approved once with ctrl+r\n"
     "- several steps, one after another: *profile my table, then benchmark a classifier on the cleaned "
     "result*; `then also …` adds a step, `set step.name=value` changes one, `remove step NAME` drops one\n"
     "- `help`: this message\n"
@@ -165,8 +168,18 @@ def runs_text(result: dict) -> str:
 
 
 def explain_text(result: dict) -> str:
+    """`show RUN`: the outcome, the verdict (each failing check with its value, what it means and the params to
+    look at), where the run came from, the failure, the numbers that changed against a fork's parent, the key
+    numbers, and the workflow's own diagnosis when its diagnostics say one (pump-probe: `contaminated` and
+    what to move)."""
     lines = [f"Run `{result.get('run_id')}` ({result.get('workflow')}): **{result.get('status')}**"
              + (f" after {result['duration_s']:.1f} s" if isinstance(result.get("duration_s"), (int, float)) else "")]
+    lines += verdict_lines(result.get("verdict"))
+    if result.get("fork_of"):
+        lines.append(f"Fork of `{result['fork_of']}`" + (f", {result['refinement']}" if result.get("refinement")
+                                                          else "") + ".")
+    elif result.get("refinement"):
+        lines.append(f"Part of {result['refinement']}.")
     failure = result.get("failure") or {}
     if failure:
         lines.append(f"Failed in rule `{failure.get('rule')}`: {failure.get('error') or '(no message)'}")
@@ -174,12 +187,54 @@ def explain_text(result: dict) -> str:
             lines.append(f"Log: `{failure['log']}`")
         if failure.get("log_tail"):
             lines.append("```\n" + "\n".join(failure["log_tail"]) + "\n```")
+    changed = result.get("changed_from_parent") or []
+    if changed:
+        lines.append(f"Changed against `{result.get('fork_of')}`: " + ", ".join(
+            f"{c['key']} {number_text(c.get('parent'))} → {number_text(c.get('value'))}" for c in changed[:8]))
     for name, numbers in (result.get("key_numbers") or {}).items():
         shown = ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}" for k, v in numbers.items())
         lines.append(f"`{name}`: {shown}")
-    for name in result.get("diagnostics") or {}:
-        lines.append(f"Diagnostics: `{name}`")
+    for name, found in (result.get("diagnostics") or {}).items():
+        said = _diagnosis(found)
+        lines.append(f"Diagnostics `{name}`" + (f": {said}" if said else ""))
     return "\n".join(lines)
+
+
+def verdict_lines(verdict: Any) -> list[str]:
+    """The verdict of `show RUN`: its status and counts, each failing check with its measured value against its
+    threshold, what failing means and the params to look at; the checks that passed in one line; why a check
+    could not be measured."""
+    if not isinstance(verdict, dict) or not verdict.get("status"):
+        return []
+    counts = str(verdict.get("summary") or "").removeprefix(f"{verdict['status']}: ")
+    lines = [f"Verdict: **{verdict['status']}**" + (f" — {counts}" if counts else "")]
+    for check in verdict.get("failing") or []:
+        what = f"{check.get('measure')} = " if check.get("measure") else ""
+        param = f" (param {check['threshold_param']})" if check.get("threshold_param") else ""
+        text = (f"- `{check.get('name')}` failed: {what}{number_text(check.get('value'))}, needs {check.get('test')} "
+                f"{number_text(check.get('threshold'))}{param}.")
+        if check.get("says"):
+            text += f" {check['says']}"
+        if check.get("look_at"):
+            text += " Look at " + ", ".join(f"`{p}`" for p in check["look_at"]) + "."
+        lines.append(text)
+    for check in verdict.get("unknown") or []:
+        lines.append(f"- `{check.get('name')}` could not be measured: {check.get('reason') or 'no reason recorded'}")
+    passed = [c for c in verdict.get("checks") or [] if c.get("status") == "pass"]
+    if passed:
+        lines.append("Passed: " + ", ".join(f"`{c.get('name')}` ({number_text(c.get('value'))})" for c in passed))
+    return lines
+
+
+def _diagnosis(found: Any) -> str:
+    """A diagnostics file's own word and advice (its top-level `verdict` and `message` texts), cut short."""
+    if not isinstance(found, dict):
+        return ""
+    said = [str(found[k]) for k in ("verdict", "message") if isinstance(found.get(k), str) and found[k].strip()]
+    if len(said) == 2 and said[1].startswith(said[0]):
+        said = said[1:]  # the message already starts with the verdict's word
+    text = " — ".join(f"**{s}**" if i == 0 and len(said) == 2 else s for i, s in enumerate(said))
+    return text if len(text) <= 800 else text[:799] + "…"
 
 
 def fork_text(result: dict) -> str:

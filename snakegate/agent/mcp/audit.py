@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from snakegate.agent.audit import AuditLog
+from snakegate.provenance.private import private_path
 
 
 def new_server_run_id() -> str:
@@ -54,7 +55,7 @@ class McpAudit:
         self.log = AuditLog(self.folder / "calls.jsonl")
         self.error: str | None = None
         try:
-            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            private_path(self.folder)
             fd = os.open(self.folder / "server.json", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump({"server_run_id": server_run_id, "transport": transport, "registry": str(registry),

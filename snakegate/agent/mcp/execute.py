@@ -44,7 +44,7 @@ from snakegate.agent.events import Approval
 from snakegate.agent.actions.limits import MAX_ARGUMENT_BYTES, arguments_too_large, json_size
 from snakegate.agent.mcp.audit import Call
 from snakegate.agent.mcp.state import DraftEntry, McpState, client_label, error_dict, tool_result
-from snakegate.agent.mcp.tools import EXECUTE, ExecuteArgs
+from snakegate.agent.mcp.tools import EXECUTE
 from snakegate.agent.drafts import draft_title, plan_lines
 from snakegate.agent.prompt import relative
 from snakegate.agent.redact import scrub
@@ -68,6 +68,14 @@ class Confirm(BaseModel):
                       description="Tick to run it. Leave it unticked, decline or cancel, and nothing runs.")
     approved_by: str = Field(title="Your name", description="Recorded in the run's provenance as the person who "
                                                              "approved it.")
+
+
+class ConfirmRefinement(Confirm):
+    # The same form for a bounded refinement: one tick runs its approved points, nothing else.
+
+    run: StrictBool = Field(False, title="Run this refinement now",
+                            description="Tick to run its points in order until the stop rule or the budget. Leave "
+                                        "it unticked, decline or cancel, and nothing runs.")
 
 
 def _utc_now() -> str:
@@ -183,66 +191,121 @@ def _retry_answer(params, state: dict, q: str) -> ElicitResult | None:
     return answer if isinstance(answer, ElicitResult) else None
 
 
-def decide(state: McpState, entry: DraftEntry, answer: ElicitResult) -> tuple[str | None, dict | None]:
-    """(approved_by, None) for an accepted form with Run ticked; (None, refusal) for anything else."""
-    inv = entry.draft.invocation_id[:12]
-    ask = "ask the researcher what to change; validate_params again for a new draft"
+def decide(state: McpState, what: str, answer: ElicitResult, ask: str, tool: str = "execute",
+           form_model: type[Confirm] = Confirm) -> tuple[str | None, dict | None]:
+    """(approved_by, None) for an accepted form with Run ticked; (None, refusal) for anything else. `what` names
+    what was asked about ("invocation 3f2a…"), `ask` what to do after a no, `tool` the tool that asks again."""
     if answer.action == "decline":
-        return None, error_dict("declined", f"the person declined to run invocation {inv}…; nothing ran", ask)
+        return None, error_dict("declined", f"the person declined to run {what}; nothing ran", ask)
     if answer.action != "accept":
-        return None, error_dict("cancelled", f"the person cancelled the confirmation of invocation {inv}…; "
-                                             "nothing ran", ask)
+        return None, error_dict("cancelled", f"the person cancelled the confirmation of {what}; nothing ran", ask)
     try:
-        form = Confirm.model_validate(answer.content or {})
+        form = form_model.model_validate(answer.content or {})
     except ValidationError as exc:
         if any(e["loc"] == ("run",) for e in exc.errors()):
             got = json.dumps((answer.content or {}).get("run"))[:40]
-            return None, error_dict("declined", f"the confirmation of invocation {inv}… came back with \"Run\" set "
+            return None, error_dict("declined", f"the confirmation of {what} came back with \"Run\" set "
                                                 f"to {got}, not ticked (a ticked box is the JSON boolean true); "
-                                                "nothing ran", "call execute again to ask once more")
-        return None, error_dict("declined", f"the confirmation of invocation {inv}… came back without a valid "
-                                            "answer; nothing ran", "call execute again to ask once more")
+                                                "nothing ran", f"call {tool} again to ask once more")
+        return None, error_dict("declined", f"the confirmation of {what} came back without a valid "
+                                            "answer; nothing ran", f"call {tool} again to ask once more")
     if not form.run:
-        return None, error_dict("declined", f"the person accepted the form without ticking \"Run\" for invocation "
-                                            f"{inv}…; nothing ran", ask)
+        return None, error_dict("declined", f"the person accepted the form without ticking \"Run\" for "
+                                            f"{what}; nothing ran", ask)
     name = " ".join(form.approved_by.split())[:MAX_NAME] or state.approver
     return name, None
 
 
+async def confirm(state: McpState, ctx, params, call: Call, *, key: str, what: str, message: str, schema: dict,
+                  command: str | None, ask: str, tool: str, form_model: type[Confirm] = Confirm):
+    """Ask the person once about `key` (an invocation id, a refinement's sha256) with `message` and the form
+    `schema`: (approved_by, None) when they ticked Run and accepted; otherwise (None, the answer to return now:
+    a refusal, or on 2026-07-28 connections the InputRequiredResult that carries the question)."""
+    if not can_elicit(ctx.session):
+        hint = (f"tell the researcher to run it themselves from the registry root: {command}" if command else
+                "tell the researcher to run it from `snakegate chat` or `snakegate refine`")
+        return None, _refuse(state, call, error_dict(
+            "needs_a_person", "this MCP client cannot ask the person to confirm a run (it declared no form "
+                              "elicitation), so snakegate will not run it; nothing ran", hint)
+                             | ({"command": command} if command else {}))
+    q = _digest(message, schema)
+    call.extra["elicitation"] = "asked"
+    if _uses_input_required(ctx.protocol_version):
+        answer, retried = None, _retry_state(params, key)
+        if retried is not None:
+            # One question, one answer: the nonce is spent whatever the answer says, so a replayed or
+            # duplicated retry (the SDK's seal alone would let it through) never counts a second time.
+            if not state.consume_confirmation(retried.get("nonce"), key):
+                return None, _refuse(state, call, error_dict(
+                    "confirmation_used", f"this confirmation of {what} was already answered (or is too old to "
+                                         "count), so its answer does not count again; nothing ran",
+                    f"call {tool} again without requestState: the person is asked once more"))
+            answer = _retry_answer(params, retried, q)
+        if answer is None:
+            nonce = state.mint_confirmation(key)
+            return None, InputRequiredResult(
+                input_requests={ELICIT_KEY: ElicitRequest(params=ElicitRequestFormParams(
+                    message=message, requested_schema=schema))},
+                request_state=json.dumps({"invocation_id": key, "q": q, "nonce": nonce}))
+    else:
+        try:
+            answer = await ctx.session.elicit_form(message, schema, related_request_id=ctx.request_id)
+        except Exception as exc:  # noqa: BLE001 - the client could not ask: never a run
+            hint = (f"tell the researcher to run it themselves from the registry root: {command}" if command else
+                    "tell the researcher to run it from `snakegate chat` or `snakegate refine`")
+            return None, _refuse(state, call, error_dict(
+                "needs_a_person", f"the confirmation could not be shown ({type(exc).__name__}: {exc}); nothing ran",
+                hint) | ({"command": command} if command else {}))
+    call.extra["elicitation"] = answer.action
+    approved_by, refusal = decide(state, what, answer, ask, tool, form_model)
+    if refusal is not None:
+        return None, _refuse(state, call, refusal)
+    return approved_by, None
+
+
 # ---- running -------------------------------------------------------------------------------------
-async def _run(state: McpState, ctx, entry: DraftEntry, invocation: dict, options: runner.RunOptions, extra: dict):
-    """runner.execute in a worker thread, progress sent back as MCP progress notifications; a cancelled request
-    cancels the run and waits until it is recorded. The draft remembers the run either way."""
+async def in_worker(ctx, work, first: str = "gated; Snakemake is starting"):
+    """`work(progress, cancel)` in a worker thread, its runner progress sent back as MCP progress notifications
+    (`progress(p)`, or `progress(p, prefix)` to say which run); a cancelled request sets `cancel` and waits
+    until the run is recorded."""
     cancel, finished = threading.Event(), threading.Event()
     token = anyio.lowlevel.current_token()
 
-    def progress(p: dict) -> None:
+    def progress(p: dict, prefix: str = "") -> None:
         done, total, rule = p.get("done") or 0, p.get("total"), p.get("rule")
         text = f"{done}/{total} jobs done; running {rule}" if total else f"running {rule or 'the first job'}"
         try:
-            anyio.from_thread.run(ctx.session.report_progress, float(done), float(total) if total else None, text,
-                                  token=token)
+            anyio.from_thread.run(ctx.session.report_progress, float(done), float(total) if total else None,
+                                  prefix + text, token=token)
         except Exception:  # noqa: BLE001 - progress is advisory; a closed stream must not stop the run
             pass
 
-    def work():
+    def run():
         try:
-            outcome = runner.execute(state.registry, state.settings, invocation, options, on_progress=progress,
-                                     extra_record=extra, cancel=cancel)
-            with state.lock:
-                entry.runs.append(outcome.run_id)
-            return outcome
+            return work(progress, cancel)
         finally:
             finished.set()
 
-    await ctx.session.report_progress(0.0, None, "gated; Snakemake is starting")
+    await ctx.session.report_progress(0.0, None, first)
     try:
-        return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
     except anyio.get_cancelled_exc_class():
         cancel.set()
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(finished.wait)
         raise
+
+
+async def _run(state: McpState, ctx, entry: DraftEntry, invocation: dict, options: runner.RunOptions, extra: dict):
+    """runner.execute in a worker thread (in_worker); the draft remembers the run either way."""
+    def work(progress, cancel):
+        outcome = runner.execute(state.registry, state.settings, invocation, options, on_progress=progress,
+                                 extra_record=extra, cancel=cancel)
+        with state.lock:
+            entry.runs.append(outcome.run_id)
+        return outcome
+
+    return await in_worker(ctx, work)
 
 
 def _origin(state: McpState, ctx, approval: Approval) -> dict:
@@ -290,17 +353,24 @@ async def run_approved(state: McpState, ctx, entry: DraftEntry, approval: Approv
 
 
 # ---- the tool ------------------------------------------------------------------------------------
-async def execute(state: McpState, ctx, params, call: Call) -> CallToolResult | InputRequiredResult:
+def checked_arguments(state: McpState, params, call: Call, action) -> tuple[object, CallToolResult | None]:
+    """(the action's arguments, None), or (None, the refusal): too large (never logged), or not its arguments."""
     arguments = params.arguments if isinstance(params.arguments, dict) else {}
     size = json_size(arguments)
     if size > MAX_ARGUMENT_BYTES:
         call.arguments = {}
-        return _refuse(state, call, arguments_too_large(EXECUTE.name, size))
+        return None, _refuse(state, call, arguments_too_large(action.name, size))
     call.arguments = state.shown(arguments)
     try:
-        args = ExecuteArgs.model_validate(arguments)
+        return action.args.model_validate(arguments), None
     except ValidationError as exc:
-        return _refuse(state, call, _bad_arguments(EXECUTE, exc))
+        return None, _refuse(state, call, _bad_arguments(action, exc))
+
+
+async def execute(state: McpState, ctx, params, call: Call) -> CallToolResult | InputRequiredResult:
+    args, refused = checked_arguments(state, params, call, EXECUTE)
+    if refused is not None:
+        return refused
     with state.lock:
         entry = state.drafts.get(args.invocation_id)
         known = [i[:12] + "…" for i in state.drafts]
@@ -313,44 +383,13 @@ async def execute(state: McpState, ctx, params, call: Call) -> CallToolResult | 
     problem, _ = await anyio.to_thread.run_sync(check_current, state, entry)
     if problem is not None:
         return _refuse(state, call, problem)
-    command = state.run_command(entry.draft)
-    if not can_elicit(ctx.session):
-        return _refuse(state, call, error_dict(
-            "needs_a_person", "this MCP client cannot ask the person to confirm a run (it declared no form "
-                              "elicitation), so snakegate will not run it; nothing ran",
-            f"tell the researcher to run it themselves from the registry root: {command}") | {"command": command})
     message, schema = question(state, entry, client_label(ctx.session))
-    q = _digest(message, schema)
-    call.extra["elicitation"] = "asked"
-    if _uses_input_required(ctx.protocol_version):
-        answer, retried = None, _retry_state(params, args.invocation_id)
-        if retried is not None:
-            # One question, one answer: the nonce is spent whatever the answer says, so a replayed or
-            # duplicated retry (the SDK's seal alone would let it through) never counts a second time.
-            if not state.consume_confirmation(retried.get("nonce"), args.invocation_id):
-                return _refuse(state, call, error_dict(
-                    "confirmation_used", f"this confirmation of invocation {args.invocation_id[:12]}… was already "
-                                         "answered (or is too old to count), so its answer does not count again; "
-                                         "nothing ran",
-                    "call execute again without requestState: the person is asked once more"))
-            answer = _retry_answer(params, retried, q)
-        if answer is None:
-            nonce = state.mint_confirmation(args.invocation_id)
-            return InputRequiredResult(
-                input_requests={ELICIT_KEY: ElicitRequest(params=ElicitRequestFormParams(
-                    message=message, requested_schema=schema))},
-                request_state=json.dumps({"invocation_id": args.invocation_id, "q": q, "nonce": nonce}))
-    else:
-        try:
-            answer = await ctx.session.elicit_form(message, schema, related_request_id=ctx.request_id)
-        except Exception as exc:  # noqa: BLE001 - the client could not ask: never a run, the command instead
-            return _refuse(state, call, error_dict(
-                "needs_a_person", f"the confirmation could not be shown ({type(exc).__name__}: {exc}); nothing ran",
-                f"tell the researcher to run it themselves from the registry root: {command}") | {"command": command})
-    call.extra["elicitation"] = answer.action
-    approved_by, refusal = decide(state, entry, answer)
-    if refusal is not None:
-        return _refuse(state, call, refusal)
+    approved_by, answered = await confirm(
+        state, ctx, params, call, key=args.invocation_id, what=f"invocation {args.invocation_id[:12]}…",
+        message=message, schema=schema, command=state.run_command(entry.draft),
+        ask="ask the researcher what to change; validate_params again for a new draft", tool=EXECUTE.name)
+    if answered is not None:
+        return answered
     # The approval exists only from here on: minted from the person's accepted confirmation, used once.
     approval = Approval(invocation_id=entry.draft.invocation_id, approved_by=approved_by, approved_at=_utc_now(),
                         token=secrets.token_hex(32), transcript_sha256=state.audit.digest())

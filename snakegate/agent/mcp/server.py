@@ -5,7 +5,9 @@ mapping of agent/mcp/tools.py, and every refusal is the chat's own
 `{"error": {code, message, hint}}`), with:
 - tools: the platform actions, dispatched through `call_action` (same argument
   checks, caps, redaction and path hiding as the chat), plus `execute`
-  (agent/mcp/execute.py: a run needs the person's confirmation by elicitation).
+  (agent/mcp/execute.py: a run needs the person's confirmation by elicitation),
+  and `execute_refinement` (agent/mcp/refine.py: a bounded refinement that
+  propose_refinement gated runs after ONE confirmation showing its whole space).
   A validate_params, fork_run or plan action that passes writes its draft, as
   the chat does (a plan is built across calls, as in the chat).
   A sensitive (`x-sensitive`) value is refused before anything uses it: over
@@ -45,10 +47,12 @@ from snakegate.agent.actions.platform import call_action
 from snakegate.agent.drafts import write_draft
 from snakegate.agent.mcp.audit import Call, McpAudit, new_server_run_id
 from snakegate.agent.mcp.execute import execute
+from snakegate.agent.mcp.refine import execute_refinement, offer
 from snakegate.agent.mcp.state import DraftEntry, McpState, client_info, error_dict, tool_result
-from snakegate.agent.mcp.tools import EXECUTE, mcp_actions, mcp_tools
+from snakegate.agent.mcp.tools import EXECUTE, EXECUTE_REFINEMENT, mcp_actions, mcp_tools
 from snakegate.agent.prompt import relative, system_prompt
 from snakegate.agent.redact import PLACEHOLDER, redact_params, secret_strings, sensitive_values
+from snakegate.agent.refining import is_refinement
 from snakegate.contract.dialect import did_you_mean
 from snakegate.provenance import runstore
 from snakegate.registry.workflows import Registry
@@ -65,6 +69,7 @@ RESOURCE = re.compile(r"^snakegate://workflows/(?P<id>[^/]+)/(?P<kind>manifest|p
 
 MCP_NOTES = """Over MCP (this server) step 6 is different: when validate_params (or a plan action) passes, call execute with its invocation_id. snakegate shows the person the exact config and asks them to confirm; only their confirmation runs it. You cannot approve a run, and a declined or cancelled confirmation runs nothing. If their client cannot show the confirmation, execute returns the command they can run themselves: pass it on.
 Sensitive (x-sensitive) values never go through MCP: a workflow that needs one is run with `snakegate chat` (masked field) or `snakegate run`.
+A bounded refinement (a few candidate values of the params a failing check names, a budget, a stop rule): propose_refinement gates the whole space around a run; then call execute_refinement with its approval_sha256. The person is shown the whole space and confirms it once; only its points run, each a fork of the one before, and the result is the table of variants with their verdicts.
 Each workflow's manifest, parameter table and SKILL.md are resources: snakegate://workflows/<id>/manifest, /params and /skill."""
 
 
@@ -110,6 +115,13 @@ def _sensitive_in(state: McpState, name: str, arguments: dict) -> tuple[list[tup
             if wf is not None and isinstance(step.get("params"), dict):
                 found.append((f"steps.{step.get('name')}.params", wf.schema, step["params"]))
         return found, "steps"
+    if name == "propose_refinement":  # every candidate of every varied param, as the params it would set
+        schema, vary = _fork_schema(state, arguments.get("run_id")), arguments.get("vary")
+        if schema is None or not isinstance(vary, dict):
+            return [], "vary"
+        lists = {k: v for k, v in vary.items() if isinstance(v, list)}
+        return [(f"vary[{i}]", schema, _nested({k: v[i] for k, v in lists.items() if i < len(v)}))
+                for i in range(max((len(v) for v in lists.values()), default=0))], "vary"
     if name == "fork_run":
         schema, params = _fork_schema(state, arguments.get("run_id")), arguments.get("changes")
         params = _nested(params) if isinstance(params, dict) else None
@@ -129,6 +141,9 @@ def _redacted(key: str, arguments: dict, schemas: dict) -> dict:
     the placeholder."""
     if key == "changes":
         return {**arguments, key: {k: PLACEHOLDER for k in arguments[key]}}
+    if key == "vary":
+        return {**arguments, key: {k: [PLACEHOLDER] * len(v) if isinstance(v, list) else PLACEHOLDER
+                                   for k, v in arguments[key].items()}}
     if key == "steps":
         return {**arguments, "steps": [
             {**step, "params": _safely_redacted(schemas[f"steps.{step.get('name')}.params"], step["params"])}
@@ -173,6 +188,8 @@ def run_action(state: McpState, name: str, arguments: dict) -> tuple[dict, bool,
         return refused[0], False, refused[1]
     outcome = call_action(state.ctx, name, arguments)
     result, ok = outcome.result, outcome.ok
+    if is_refinement(outcome.proposal):  # a gated space, kept for execute_refinement (agent/mcp/refine.py)
+        return offer(state, outcome.proposal, result), ok, outcome.arguments
     if outcome.proposal is not None:
         try:
             draft = write_draft(outcome.proposal, state.root, door="mcp")
@@ -198,6 +215,8 @@ async def call_tool(state: McpState, ctx, params, call: Call) -> CallToolResult:
     name = params.name
     if name == EXECUTE.name:
         return await execute(state, ctx, params, call)
+    if name == EXECUTE_REFINEMENT.name:
+        return await execute_refinement(state, ctx, params, call)
     if name not in mcp_actions():
         close = did_you_mean(name, list(mcp_actions()))
         call.refused("unknown_action")
@@ -235,7 +254,8 @@ def read_resource(state: McpState, uri: str) -> tuple[str, str]:
         close = did_you_mean(m["id"], ids) if m else None
         raise MCPError(code=INVALID_PARAMS, message=(
             f"no resource `{uri[:200]}`; resources are snakegate://workflows/<id>/manifest, /params and /skill"
-            + (f" (did you mean workflow `{close}`?)" if close else f" for the workflows {', '.join(ids)}")))
+            + (f" (did you mean workflow `{close}`?)" if close else f" for the workflows {', '.join(ids[:20])}"
+               + (f" and {len(ids) - 20} more (search_workflows finds them)" if len(ids) > 20 else ""))))
     file, mime, _ = KINDS[m["kind"]]
     if file is None:
         table = {"id": wf.id, "version": wf.manifest.version, "params": param_table(wf.schema)}

@@ -2,7 +2,8 @@
 
 Owns `McpState`: the registry and settings, the action context (the known
 sensitive values to scrub), the drafts validated during this server run (by
-invocation id: the only ones `execute` accepts), the one-time nonces of the
+invocation id: the only ones `execute` accepts), the refinements gated
+(by their approval's sha256: the only ones `execute_refinement` accepts), the one-time nonces of the
 confirmation questions still open (each answer counts once), the person
 recorded as the approver unless they type another name, and the audit log.
 Also the shaping every handler shares: a result dict -> `CallToolResult` (JSON text plus
@@ -44,6 +45,15 @@ class DraftEntry:
 
 
 @dataclass
+class RefinementEntry:
+    """A refinement propose_refinement gated during this server run (by its approval's sha256), and how it ran."""
+
+    proposal: Any                     # snakegate.refine.space.Proposal
+    lines: list[str]                  # the whole space as the person is shown it
+    ran: str | None = None            # the refinement record's id once a confirmation started its loop
+
+
+@dataclass
 class McpState:
     registry: Registry
     settings: Settings
@@ -53,6 +63,7 @@ class McpState:
     cores: int = 1                    # Snakemake --cores for runs started here: the person's setting, not the model's
     ctx: ActionContext = None         # type: ignore[assignment]  (made in __post_init__)
     drafts: dict[str, DraftEntry] = field(default_factory=dict)
+    refinements: dict[str, RefinementEntry] = field(default_factory=dict)  # approval sha256 -> the gated space
     confirmations: dict[str, str] = field(default_factory=dict)  # open question's nonce -> its invocation id
     lock: threading.Lock = field(default_factory=threading.Lock)
 

@@ -3,7 +3,8 @@
 Every platform action (agent/actions/platform.py `ACTIONS`) becomes an MCP tool with
 the very argument schema the chat's OpenAI tools carry (`tools.tool_definition`
 derives both from the action's pydantic model), so a model sees the same
-names, types and descriptions through either door. `EXECUTE` is defined here,
+names, types and descriptions through either door. `EXECUTE` (and
+`EXECUTE_REFINEMENT`, its twin for a bounded refinement) is defined here,
 with the same `Action` shape, because only the MCP server offers it: its one
 argument is an invocation id that passed validate_params, and it has no
 argument through which a model could claim an approval — the server asks the
@@ -26,7 +27,7 @@ READ_ONLY = frozenset({"search_workflows", "describe_workflow", "inspect_data", 
 
 
 # Calling these twice does not do the same as once (a run; a step added or removed again is refused).
-NOT_IDEMPOTENT = frozenset({"execute", "add_step", "remove_step"})
+NOT_IDEMPOTENT = frozenset({"execute", "execute_refinement", "add_step", "remove_step"})
 
 
 class ExecuteArgs(Args):
@@ -49,6 +50,27 @@ EXECUTE = Action(
     ExecuteArgs, _execute_outside_mcp)
 
 
+class ExecuteRefinementArgs(Args):
+    approval_sha256: str = Field(description="The approval_sha256 that propose_refinement returned for the "
+                                             "refinement to run. The person is shown the whole space and asked "
+                                             "once.")
+
+
+def _refine_outside_mcp(ctx: ActionContext, args: ExecuteRefinementArgs):
+    raise Refused("needs_a_person", "execute_refinement runs only through `snakegate mcp`, after the person "
+                                    "confirms the refinement",
+                  "ask the researcher to approve the refinement in the chat panel, or to use `snakegate refine`")
+
+
+EXECUTE_REFINEMENT = Action(
+    "execute_refinement",
+    "Run a bounded refinement that propose_refinement gated, by its approval_sha256. The server shows the person "
+    "the whole space (every point, the budget, the stop rule, the check's advice) and asks ONCE; nothing runs if "
+    "they decline or cancel. Then each point runs as a fork of the one before until the stop rule or the "
+    "budget; only the approved points can run. The result is the table of variants with their verdicts.",
+    ExecuteRefinementArgs, _refine_outside_mcp)
+
+
 def mcp_tool(action: Action) -> Tool:
     """One action as an MCP tool: the OpenAI mapping's name, description and parameter schema, unchanged."""
     fn = tool_definition(action)["function"]
@@ -63,10 +85,10 @@ def mcp_tool(action: Action) -> Tool:
 
 
 def mcp_actions() -> dict[str, Action]:
-    """The actions an MCP client may call, by name: every platform action, then execute."""
-    return {**ACTIONS, EXECUTE.name: EXECUTE}
+    """The actions an MCP client may call, by name: every platform action, then execute and execute_refinement."""
+    return {**ACTIONS, EXECUTE.name: EXECUTE, EXECUTE_REFINEMENT.name: EXECUTE_REFINEMENT}
 
 
 def mcp_tools() -> list[Tool]:
-    """`tools/list`: every platform action in registry order, then execute."""
+    """`tools/list`: every platform action in registry order, then execute and execute_refinement."""
     return [mcp_tool(a) for a in mcp_actions().values()]

@@ -18,7 +18,10 @@ so the paths in the run's PROV record name the crate's files directly. It holds:
   parts (hasPart) are the tools a job action ran (a tool must be an action's instrument),
   its HowToSteps every rule;
 - every file with its encodingFormat, size and sha256; the run folder's records
-  (config.yaml, invocation.json, run.json, prov.*) and logs.
+  (config.yaml, invocation.json, run.json, prov.*) and logs;
+- the run's verdict, for a reader who never opens prov.json (verdict.py): each check a
+  DQV QualityMeasurement (and a schema.org PropertyValue) of its Metric, computed on its
+  output file, named by the run's CreateAction, and a Verdict section in the README.
 
 Jobs, their files and times come from prov.json (from_prov.py), so the crate is built
 from the run's records alone; the core passes the manifest and schema in as dicts.
@@ -36,6 +39,7 @@ import tempfile
 from pathlib import Path
 
 from snakegate.provenance.rocrate import from_prov as rp
+from snakegate.provenance.rocrate import verdict
 from snakegate.provenance import runstore, vocab
 from snakegate.provenance import secrets as secretkeys
 from snakegate.provenance.runrecords import run_secrets, scrub
@@ -411,7 +415,7 @@ class _Crate:
         if self.person is not None:
             organize["agent"] = self.person
         self.crate.root_dataset["mentions"] = [*self.actions, organize, *controls, *self.mentioned]
-        self.readme()
+        self.readme(verdict.add(self, run_action))
         for ident, fps in self.examples.items():
             self.crate.get(ident)["exampleOfWork"] = fps
         _single_values(self.crate)
@@ -517,12 +521,13 @@ class _Crate:
             for path in sorted(p for p in logs.rglob("*") if p.is_file()):
                 self.file(path, f"{self.run_rel}/{path.relative_to(self.run_dir).as_posix()}")
 
-    def readme(self) -> None:
-        """README.md about the crate (its lines: readme_lines)."""
+    def readme(self, verdict_lines: list[str] = ()) -> None:
+        """README.md about the crate (its lines: readme_lines, then the verdict's)."""
         text = "\n".join([*self.readme_lines(),
                           "- Inputs sit at their paths relative to the registry (e.g. `data/...`).",
                           "",
                           "Sensitive parameter values appear only as keyed hashes (`hmac-sha256:...`).",
+                          *verdict_lines,
                           ""])
         path = self.scratch / "README.md"
         path.write_text(text, encoding="utf-8")

@@ -98,7 +98,7 @@ def test_over_streamable_http_with_the_handshake_protocol_a_confirmed_execute_ru
     try:
         with McpSession.http(f"http://127.0.0.1:{port}/mcp", answer=accept("Katherine Johnson"),
                              mode="legacy") as s:
-            assert [t.name for t in s.tools()][-1] == "execute"
+            assert [t.name for t in s.tools()][-2:] == ["execute", "execute_refinement"]
             validated = _validated(s)
             out = s.result(s.call("execute", {"invocation_id": validated["invocation_id"]}))
             assert out["status"] == "succeeded", out

@@ -25,7 +25,7 @@ def test_lists_the_chats_actions_with_their_schemas_then_execute_and_every_workf
         resources = {r.uri: r for r in s.resources()}
         prompts = s.prompts()
     chat = {t["function"]["name"]: t["function"] for t in openai_tools()}
-    assert list(tools) == [*chat, "execute"]
+    assert list(tools) == [*chat, "execute", "execute_refinement"]
     for name, fn in chat.items():  # the same argument schemas and descriptions as the chat's model gets
         assert tools[name].input_schema == fn["parameters"] and tools[name].description == fn["description"]
     assert tools["inspect_data"].annotations.read_only_hint is True

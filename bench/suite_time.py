@@ -1,0 +1,63 @@
+"""Time the README's test command and the fast loop on this machine, with the load around them.
+
+    python bench/suite_time.py              # both: `python -m pytest -q` and `python -m pytest -q -m "not slow"`
+    python bench/suite_time.py --fast       # the fast loop only
+    python bench/suite_time.py --serial     # also the serial run (`-p no:xdist`; about twice as long)
+
+For each command: wall time, the CPU time of pytest and everything it started (user + system), the
+1/5/15-minute load averages before and after (other people's work on a shared machine shows there), and
+pytest's closing line. Writes nothing; the README's numbers come from its output. Like the other scripts
+here it never fails on a slow machine: it reports. (The tests themselves are never timed: tests/suite_runner.py.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+COMMANDS = {
+    "test command": ["-q"],
+    "fast loop": ["-q", "-m", "not slow"],
+    "serial": ["-q", "-p", "no:xdist"],
+}
+
+
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def time_command(name: str, args: list[str]) -> dict:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load_before, start = _load(), time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=ROOT, capture_output=True, text=True)
+    wall = time.monotonic() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    lines = [line for line in proc.stdout.splitlines() if line.strip()]
+    return {"name": name, "command": "python -m pytest " + " ".join(args), "exit": proc.returncode,
+            "wall_s": round(wall), "cpu_s": round((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)),
+            "load_before": load_before, "load_after": _load(), "summary": lines[-1] if lines else ""}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fast", action="store_true", help="the fast loop only")
+    parser.add_argument("--serial", action="store_true", help="also the serial run")
+    args = parser.parse_args(argv)
+    names = ["fast loop"] if args.fast else ["test command", "fast loop"] + (["serial"] if args.serial else [])
+    print(f"{os.cpu_count()} cores; load average (1/5/15 min) at start: {_load()}", flush=True)
+    for name in names:
+        r = time_command(name, COMMANDS[name])
+        print(f"{r['name']:<13} {r['command']:<40} wall {r['wall_s'] // 60}:{r['wall_s'] % 60:02d}  "
+              f"CPU {r['cpu_s'] // 60}:{r['cpu_s'] % 60:02d}  load {r['load_before']} -> {r['load_after']}  "
+              f"(exit {r['exit']}) {r['summary']}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,256 @@
+"""How the test suite runs: on every core by default, which tests are `slow`, which start first.
+
+A pytest plugin (tests/conftest.py loads it through `pytest_plugins`):
+
+- Parallel by default. `python -m pytest` runs as `-n auto --dist loadgroup --no-loadscope-reorder`
+  (pytest-xdist) unless the command line chose (`-n N`, `-n 0`, `--dist MODE`), xdist is switched off
+  (`-p no:xdist`, the serial run), or one process is wanted (`--pdb`, `--trace`, `-s`). This lives here and
+  not in pyproject's `addopts` because `-p no:xdist` fails on an `-n` it no longer knows. `auto` is one
+  worker more than the cores: the Slurm tests spend minutes waiting on the scheduler, not computing.
+- One worker per shared fixture. Tests that use the same fixture wider than a function (a module's runs, the
+  session's runs of every kind in prov_runs.py) form one xdist group, so each such fixture is built once,
+  on one worker, instead of once on every worker that happens to get one of its tests.
+- Long first. Under xdist the groups start first, the ones in FIRST before all (the waiting Slurm cluster,
+  then the biggest groups), so the many small independent tests fill the gaps at the end. A serial run
+  keeps the collection order.
+- `slow`: a test that starts a Snakemake run, a terminal (tmux), a browser or a Slurm cluster, or needs a
+  fixture that does: every test under SLOW_PATHS and every test using a fixture in SLOW_FIXTURES. The fast
+  loop is `python -m pytest -m "not slow"`. There, a test that starts one of these anyway fails, naming the
+  command it started and the lists to add it to, so the fast loop stays fast as tests are added.
+
+It changes no test's behaviour: only where and in which order tests run, and the marker.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+
+# Tests that start a Snakemake run, a terminal, a browser or Slurm: folders (ending in /), modules, or
+# module::test (every parametrization of it), relative to tests/.
+SLOW_PATHS: tuple[str, ...] = (
+    "workflows/",                      # every curated workflow run for real, standalone and through snakegate
+    "run/",                            # runs: faults, signals, job gate, pinning, staging, Slurm
+    "views/",                          # reports of real runs, in text and in Chromium
+    "agent/mcp/",                      # the MCP server as a process of its own, and its runs
+    "plan/",                           # plans gated with their DAGs and run
+    "tui/test_run_flow.py", "tui/test_run_flow_openai.py", "tui/test_terminal.py",
+    "tui/test_chat_snapshots.py::test_run_panel_after_a_failed_run",
+    "agent/test_flow.py", "agent/test_damaged_runs_chat.py",
+    "agent/test_ask.py::test_ask_yes_runs_the_draft_with_the_typist_as_approver",
+    "agent/test_audit.py::test_a_run_records_the_hash_of_the_transcript_up_to_its_approval",
+    "agent/test_controller.py::test_execute_with_the_ui_approval_runs_snakemake_and_records_the_origin",
+    "commands/test_damaged_runs.py",
+    "config/test_hostile.py::test_hostile_config_is_refused_by_plain_snakemake_before_any_job",
+    "config/test_hostile.py::test_snakegate_run_refuses_an_alias_bomb_and_leaves_no_run",
+    "config/test_hostile.py::test_yte_config_is_refused_by_validate_and_run_without_evaluating_it",
+    "config/test_hostile.py::test_plain_snakemake_stops_a_yte_config_and_says_why",
+    "config/test_size_refusals.py",
+    "contribute/test_declarations_held.py", "contribute/test_testcases.py",
+    "provenance/test_secret_hashes.py",
+    "provenance/test_prov_o.py::test_every_file_of_every_job_is_used_and_generated_in_a_role",
+    "test_layout.py::test_a_run_recorded_before_the_layout_move_still_verifies_reruns_and_forks",
+    "test_suite_runner.py::test_the_test_command_runs_on_workers_and_builds_a_shared_session_fixture_once",
+    "test_suite_runner.py::test_the_fast_loop_fails_a_test_that_starts_snakemake_unmarked_and_names_where_to_mark_it",
+)
+
+# Fixtures whose setup starts a Snakemake run: a name (wherever it is defined) or module::name.
+SLOW_FIXTURES = frozenset({
+    "prov_registry",                      # prov_runs.py and views/report_runs.py: the session's runs of every kind
+    "curated_test_run",                   # curated_tests.py: `snakegate test` of every curated workflow
+    "curated_registry", "second_registry",  # curated_kinds.py: every kind of run of every curated workflow
+    "ran",                                # agent/conftest.py: a succeeded and a failed run
+    "provenance/test_provjson.py::curated_runs",
+    "check/test_broken.py::broken_report",
+})
+
+# Groups (named by a shared fixture or a module, as in group_of) that start before the others, in this order.
+FIRST: tuple[str, ...] = (
+    "tests/run/test_slurm.py",              # minutes of waiting on the scheduler: overlaps everything else
+    "tests/provenance/test_provjson.py",    # a real run of every curated workflow, one after another
+    "prov_registry",                        # the session's runs of every kind and the ~120 tests that read them
+    "curated_test_run",                     # `snakegate test` of every curated workflow
+    "tests/plan/test_plan_run.py",          # plans run four ways
+)
+
+# What a test started that makes it slow: Snakemake (directly, or `snakegate run/test/...` in a process of its
+# own), a terminal, a browser, a Slurm daemon or client.
+SPAWNS_SLOW = re.compile(r"-m snakemake\b|(^|[\s/])snakegate(\.cli)?(\s|$)|snakegate\.run\b|\btmux\b|chrom|"
+                         r"playwright|\b(sbatch|srun|squeue|scancel|scontrol|sinfo|slurmctld|slurmd|munged)\b")
+# ... but not the gate's sandbox workers (a warm pool the gate asks for DAGs and preflights: no run).
+SPAWNS_FAST = re.compile(r"snakegate\.gate\.sandbox_worker")
+
+
+# ---- parallel by default ---------------------------------------------------------------------------
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    opt = config.option
+    if not hasattr(opt, "numprocesses") or hasattr(config, "workerinput") or os.environ.get("PYTEST_XDIST_WORKER"):
+        return  # xdist is off, or this is one of its workers (which must never start workers of its own)
+    one_process = opt.usepdb or getattr(opt, "trace", False) or opt.capture == "no" or opt.collectonly
+    if opt.numprocesses is None and opt.dist == "no" and not getattr(opt, "tx", None) and not one_process:
+        opt.numprocesses = "auto"
+        opt.dist = "loadgroup"
+        opt.loadscopereorder = False  # our order: FIRST, then the other groups, then single tests
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown under -p no:xdist
+def pytest_configure_node(node) -> None:
+    """Workers rebuild their options from the command line, which may not name the --dist chosen above:
+    hand it to them (pytest_configure reads it there)."""
+    node.workerinput["suite_runner_dist"] = node.config.option.dist
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one worker more than the cores this process may use (the Slurm group mostly waits)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cores + 1
+
+
+# ---- groups, order and the slow marker -------------------------------------------------------------
+
+def pytest_configure(config: pytest.Config) -> None:
+    if getattr(config, "workerinput", {}).get("suite_runner_dist") == "loadgroup":
+        config.option.loadgroup = True  # xdist's worker then puts each test's group into its id
+    config.addinivalue_line("markers", "slow: starts a Snakemake run, a terminal, a browser or Slurm "
+                                       "(the fast loop: -m 'not slow'); set by tests/suite_runner.py")
+    if not config.pluginmanager.hasplugin("xdist"):  # xdist declares it; without xdist it is inert
+        config.addinivalue_line("markers", "xdist_group(name): run on the same xdist worker as the group")
+
+
+def _relpath(item: pytest.Item) -> str:
+    return item.nodeid.split("::", 1)[0]
+
+
+def _ours(config: pytest.Config, func) -> bool:
+    """Is this fixture the project's (defined under the root folder), not pytest's or a plugin's?"""
+    code = getattr(func, "__code__", None)
+    source = Path(code.co_filename) if code is not None else None
+    return source is not None and source.is_relative_to(config.rootpath) and "site-packages" not in source.parts
+
+
+def _shared_fixtures(item: pytest.Item) -> list[str]:
+    """Keys of the project fixtures wider than a function this test uses: a session fixture by its name,
+    a module (or class) fixture by the module, since its value lives as long as the module's tests run."""
+    keys = []
+    for name, defs in item._fixtureinfo.name2fixturedefs.items():
+        fixturedef = defs[-1]
+        if fixturedef.scope == "function" or not _ours(item.config, fixturedef.func):
+            continue
+        keys.append(name if fixturedef.scope in ("session", "package") else _relpath(item))
+    return keys
+
+
+def group_of(items: list[pytest.Item]) -> dict[pytest.Item, str]:
+    """item -> group name for every test that shares a wider fixture with another (union-find over the
+    fixtures): tests connected through any chain of shared fixtures run on one worker."""
+    parent: dict[str, str] = {}
+
+    def find(key: str) -> str:
+        while parent.setdefault(key, key) != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    keys = {item: _shared_fixtures(item) for item in items}
+    for item_keys in keys.values():
+        for other in item_keys:
+            parent[find(other)] = find(item_keys[0])
+    members: dict[str, list[str]] = {}
+    for key in parent:
+        members.setdefault(find(key), []).append(key)
+    # a group is named by its FIRST entry if it holds one, else by its first key in collection order
+    name_of_root = {root: next((f for f in FIRST if f in keys_), keys_[0]) for root, keys_ in members.items()}
+    return {item: name_of_root[find(k[0])] for item, k in keys.items() if k}
+
+
+def is_slow(item: pytest.Item) -> bool:
+    nodeid, module = item.nodeid, _relpath(item)
+    for path in SLOW_PATHS:
+        path = f"tests/{path}"
+        if nodeid == path or nodeid.startswith((path + "::", path + "[")) or (path.endswith("/") and nodeid.startswith(path)):
+            return True
+    for fixture in SLOW_FIXTURES:
+        where, _, name = fixture.rpartition("::")
+        if name in item.fixturenames and (not where or module == f"tests/{where}"):
+            return True
+    return False
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the xdist_group marks
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    groups = group_of(items)
+    for item in items:
+        if is_slow(item):
+            item.add_marker(pytest.mark.slow)
+        if item in groups:
+            item.add_marker(pytest.mark.xdist_group(groups[item]))
+    if not hasattr(config, "workerinput"):
+        return  # serial: the collection order
+    first = {name: i for i, name in enumerate(FIRST)}
+    index = {item: i for i, item in enumerate(items)}
+    group_start = {}
+    for item in items:
+        if item in groups:
+            group_start.setdefault(groups[item], index[item])
+
+    def rank(item):
+        group = groups.get(item)
+        if group is None:
+            return (2, 0 if is_slow(item) else 1, index[item])
+        return (0, first.get(group, len(first)), group_start[group], index[item])
+
+    items.sort(key=rank)
+
+
+# ---- the fast loop's guard -------------------------------------------------------------------------
+
+_started: list[str] | None = None  # argv of the processes the running test started (only in the fast loop)
+_popen_init = subprocess.Popen.__init__
+
+
+def _recording_popen_init(self, args, *more, **kwargs):
+    if _started is not None:
+        _started.append(args if isinstance(args, str) else " ".join(map(str, args)))
+    _popen_init(self, args, *more, **kwargs)
+
+
+def _fast_loop(config: pytest.Config) -> bool:
+    return "not slow" in (config.option.markexpr or "")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem):
+    global _started
+    guarded = _fast_loop(item.config)
+    if guarded:
+        subprocess.Popen.__init__ = _recording_popen_init
+        _started = []
+    try:
+        yield
+    finally:
+        if guarded:
+            subprocess.Popen.__init__ = _popen_init
+            _started = None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if _started is None or call.when != "call" or report.failed:
+        return
+    slow = [argv for argv in _started if SPAWNS_SLOW.search(argv) and not SPAWNS_FAST.search(argv)]
+    if slow:
+        report.outcome = "failed"
+        report.longrepr = (f"{item.nodeid} is not marked slow but started: {slow[0][:200]}\n"
+                           "add it (or its module) to SLOW_PATHS, or the fixture that starts it to SLOW_FIXTURES, "
+                           "in tests/suite_runner.py")

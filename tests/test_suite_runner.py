@@ -1,0 +1,71 @@
+"""How the suite runs (tests/suite_runner.py): in parallel by default and serially on request, tests that share a
+fixture wider than a function on one worker, and a fast loop that refuses a test starting Snakemake unmarked.
+
+Each test runs a small pytest session of its own (pytester) with the plugin loaded, as the README's commands do.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+CONFTEST = 'pytest_plugins = ["suite_runner"]\n'
+
+
+def groups(items) -> dict[str, str | None]:
+    def group(item):
+        marks = [m.args[0] for m in item.iter_markers("xdist_group")]
+        return marks[0] if marks else None
+
+    return {item.name: group(item) for item in items}
+
+
+def test_tests_sharing_a_session_or_module_fixture_run_on_one_worker_and_the_rest_anywhere(pytester, monkeypatch):
+    monkeypatch.syspath_prepend(str(TESTS))
+    pytester.makeconftest(CONFTEST + "import pytest\n\n"
+                          "@pytest.fixture(scope='session')\ndef runs():\n    return 1\n\n"
+                          "@pytest.fixture(scope='session')\ndef reads_runs(runs):\n    return runs\n")
+    pytester.makepyfile(
+        test_a="import pytest\n\n@pytest.fixture(scope='module')\ndef table():\n    return 2\n\n"
+               "def test_one(runs): pass\n\ndef test_alone(): pass\n\n"
+               "def test_table(table): pass\n\ndef test_table_too(table): pass\n",
+        test_b="def test_two(reads_runs): pass\n")
+    items, _ = pytester.inline_genitems("-p", "no:xdist")
+    assert groups(items) == {"test_one": "runs", "test_two": "runs",  # one session fixture, directly or not
+                             "test_alone": None,
+                             "test_table": "test_a.py", "test_table_too": "test_a.py"}  # one module's fixture
+
+
+def test_the_test_command_runs_on_workers_and_builds_a_shared_session_fixture_once(pytester, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(TESTS))
+    pytester.makeconftest(CONFTEST + "import os, pathlib, pytest\n\n"
+                          "@pytest.fixture(scope='session')\ndef runs():\n"
+                          "    with open(pathlib.Path(__file__).parent / 'built.txt', 'a') as f:\n"
+                          "        f.write(os.environ.get('PYTEST_XDIST_WORKER', 'none') + '\\n')\n")
+    pytester.makepyfile(**{f"test_{m}": "".join(f"def test_{m}{i}(runs):\n    pass\n\n" for i in range(3))
+                           + "".join(f"def test_{m}_alone{i}():\n    pass\n\n" for i in range(4)) for m in "ab"})
+    parallel = pytester.runpytest_subprocess("-q")
+    parallel.assert_outcomes(passed=14)
+    built = (pytester.path / "built.txt").read_text().split()
+    assert len(built) == 1 and built[0].startswith("gw"), built  # on a worker, and once for six tests on two
+    (pytester.path / "built.txt").unlink()
+    serial = pytester.runpytest_subprocess("-q", "-p", "no:xdist")
+    serial.assert_outcomes(passed=14)
+    assert (pytester.path / "built.txt").read_text().split() == ["none"]
+
+
+def test_the_fast_loop_fails_a_test_that_starts_snakemake_unmarked_and_names_where_to_mark_it(pytester,
+                                                                                               monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(TESTS))
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_a="import subprocess, sys\n\n"
+                               "def test_runs_snakemake():\n"
+                               "    subprocess.run([sys.executable, '-m', 'snakemake', '--version'], check=True)\n\n"
+                               "def test_runs_git():\n"
+                               "    subprocess.run(['git', '--version'], check=True)\n")
+    fast = pytester.runpytest_subprocess("-q", "-p", "no:xdist", "-m", "not slow")
+    fast.assert_outcomes(passed=1, failed=1)
+    fast.stdout.fnmatch_lines(["*test_runs_snakemake is not marked slow but started: * -m snakemake --version*",
+                               "*SLOW_PATHS*tests/suite_runner.py*"])
+    whole = pytester.runpytest_subprocess("-q", "-p", "no:xdist")  # outside the fast loop nothing is refused
+    whole.assert_outcomes(passed=2)
