@@ -206,7 +206,7 @@ class _Builder:
             "sg:contentHash": content_hash,
             "sg:gatedContentHash": inv.get("workflow_hash") if inv.get("workflow_hash") != content_hash else None,
             "prov:location": shown, "sg:gitTree": facts.get("tree"), "sg:gitTreeDirty": facts.get("tree_dirty"),
-            "sg:copiedVia": Q(f"run:{local(facts['via_run'])}") if facts.get("via_run") else None,
+            "sg:copiedVia": Q(self.sibling_iri(facts["via_run"])) if facts.get("via_run") else None,
             "dct:isPartOf": Q(registry_id)})
         self.plan = ident
         self.current_registry(facts, str(wf_id))
@@ -425,6 +425,14 @@ class _Builder:
         self.doc.derived(config, inv_ident)
         self.doc.used(self.run_ident, config, role="sg:runConfig")
         return config
+
+    def sibling_iri(self, run_id: str) -> str:
+        """The IRI of another run of this registry named by its folder (its run_uuid, as run_iri), read from its
+        run.json; only a plain folder name is looked up (a source.json is a file in a run folder)."""
+        name = str(run_id)
+        if name in ("", ".", "..") or "/" in name or "\\" in name:
+            return f"run:{local(name)}"
+        return run_iri(runstore.read_run(self.run_dir.parent / name), name)
 
     def lineage(self, config: str | None, inv_ident: str) -> None:
         """A rerun and a fork as relations to their parent run and its files."""
