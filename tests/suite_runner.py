@@ -54,6 +54,7 @@ SLOW_PATHS: tuple[str, ...] = (
     "config/test_size_refusals.py",
     "contribute/test_declarations_held.py", "contribute/test_testcases.py",
     "provenance/test_secret_hashes.py", "provenance/test_pinned_snapshot.py",
+    "provenance/test_reviewer_questions.py::test_the_same_config_in_two_clones_is_two_runs",
     "provenance/test_prov_o.py::test_every_file_of_every_job_is_used_and_generated_in_a_role",
     "test_layout.py::test_a_run_recorded_before_the_layout_move_still_verifies_reruns_and_forks",
     "test_suite_runner.py::test_the_test_command_runs_on_workers_and_builds_a_shared_session_fixture_once",
