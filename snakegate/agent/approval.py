@@ -6,8 +6,9 @@ command is the approver), never by a model; it records the approval in the
 audit log and keeps the log's hash so the run names the exact transcript.
 `execute()` runs the draft through the runner, which gates it again, only with
 the approval `approve()` minted for exactly this draft, once; a fork draft
-re-runs only what its change affects, a plan draft runs whole as one plan run. The run's origin names the requested
-model, the model that answered, the backend, the approver and the transcript.
+re-runs only what its change affects (a recovery's records the failing check it answers), a plan draft runs
+whole as one plan run. The run's origin names the requested model, the model that answered, the backend,
+the approver and the transcript; once it ends, its summary is due to the conversation (reporting.py).
 """
 
 from __future__ import annotations
@@ -93,8 +94,11 @@ class Approving:
             options.forcerun, options.seed_from = list(draft.fork.changed_rules), parent
             extra.update(parent_run=draft.fork.parent_run, parent_invocation_id=draft.fork.parent_invocation_id,
                          fork_changes=draft.fork.changes)
+            if draft.fork.recovery_of:  # a recovery: the failing check (or the failure) it answers
+                extra["recovery_of"] = dict(draft.fork.recovery_of)
         self._approval = None  # one approval, one run
         outcome = runner.execute(self.registry, self.settings, invocation, options, on_progress=on_progress,
                                  extra_record=extra, cancel=cancel)
+        self.ran(outcome.run_id)  # its summary enters the conversation (reporting.py)
         self._log("run", run_id=outcome.run_id, status=outcome.status, invocation_id=draft.invocation_id)
         return outcome

@@ -28,6 +28,7 @@ back by whoever comes next (its own thread when the reply arrives, or the next
 Events can be streamed as they happen (`on_event`), so a UI shows each action
 while the turn goes on. `restart` (or the word "restart") starts over, and
 describing another workflow withdraws the draft (`DraftCleared`).
+When a run it started ends, its summary enters the history as a note (reporting.py, agent/results.py).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from snakegate.agent import results
 from snakegate.agent.actions import limits
 from snakegate.agent.actions.data import data_files
 from snakegate.agent.actions.plans import PLAN_ACTIONS
@@ -55,6 +57,7 @@ from snakegate.agent.history import call_key, request_view, scrub_messages
 from snakegate.agent.prompt import clear_choice, offered_ids, relative, system_prompt
 from snakegate.agent.refining import Refining, is_refinement, ready_event
 from snakegate.agent.redact import MASKED_NOTE, MASKED_NOTE_RE, secret_strings, sensitive_params
+from snakegate.agent.reporting import Reporting
 from snakegate.agent.secretscan import Suspect, find_secrets
 from snakegate.agent.actions.wire import conversation_tools, params_schema
 from snakegate.errors import ExitCode, UserError
@@ -107,7 +110,7 @@ class _Turn:
             self.on_event(event)
 
 
-class Conversation(Approving, Refining):
+class Conversation(Approving, Reporting, Refining):
     """One chat session with one backend; the UI calls opening/send/set_sensitive/approve/execute."""
 
     def __init__(self, registry: Registry, settings: Settings, backend: Backend, *,
@@ -122,12 +125,14 @@ class Conversation(Approving, Refining):
         self.answered_by: str | None = None      # the model name the server last reported
         self.described: tuple[str, list[str]] | None = None  # the workflow whose params the model is filling
         self.audit = AuditLog(settings.audit_dir / f"{self.conversation_id}.jsonl") if audit else None
-        self._ctx = ActionContext(registry, settings)
+        self._ctx = ActionContext(registry, settings, author={"model": backend.model, "backend": backend.name,
+                                                               "conversation": self.conversation_id})
         self._summaries: dict[str, str] = {}     # tool call id -> one-line summary (old results shrink to it)
         self._approval: Approval | None = None  # the one approval that may run the current draft
         self._lock = threading.RLock()  # guards messages, draft and approval; never held during a model request
         self._open: _Turn | None = None  # the turn in progress (or abandoned and not yet rolled back)
         self._not_secret: set[str] = set()  # secret-shaped values the person said are none
+        self._unreported: list[str] = []  # runs it ran whose summary is not in the history yet (reporting.py)
         self._log("conversation", backend=backend.name, model=backend.model,
                   base_url=getattr(backend, "base_url", None), registry=str(settings.registry_root))
 
@@ -140,7 +145,8 @@ class Conversation(Approving, Refining):
         wf = self.registry.get(self.described[0]) if self.described else None
         if wf is not None:
             said = "\n".join(m["content"] for m in self.messages if m.get("role") == "user"
-                             and isinstance(m.get("content"), str) and not MASKED_NOTE_RE.match(m["content"]))
+                             and isinstance(m.get("content"), str) and not MASKED_NOTE_RE.match(m["content"])
+                             and not results.NOTE_RE.match(m["content"]))
             shape = (wf.id, params_schema(wf.schema, files, request_values(said, param_table(wf.schema))))
         turn = self._open
         done = turn.described_ids if turn is not None else set()
@@ -186,13 +192,14 @@ class Conversation(Approving, Refining):
         turn = _Turn(cancel or threading.Event(), on_event, text)
         with self._lock:
             self._settle()
+            self._record_queued()  # a run that ended comes before the message that follows it
             self._refinement_turn(turn)
             turn.start, turn.draft, turn.approval, turn.described = (len(self.messages), self.draft,
                                                                      self._approval, self.described)
             turn.plan = self._ctx.plan  # plan actions replace it, never change it in place
             self.messages.append({"role": "user", "content": text})
             self._learn_secrets()  # a known secret typed again never reaches the model
-            self._log("user", text=text)
+            self._log("run_summary" if results.NOTE_RE.match(text) else "user", text=text)
             self._open = turn
         for _ in range(self.max_steps):
             with self._lock:
@@ -251,6 +258,7 @@ class Conversation(Approving, Refining):
             had_draft = self.draft is not None
             self.messages = self.messages[:1]
             self.draft, self._approval, self.described = None, None, None
+            self._unreported.clear()
             self._forget_refinement()
             self._ctx.vault.clear()
             self._ctx.plan = None

@@ -2,7 +2,8 @@
 
 `request_view` copies the OpenAI-format history for one request: results of
 earlier turns become their one-line summary (the latest parameter table is
-kept whole, since filling params needs it), and every known sensitive value,
+kept whole, since filling params needs it), a finished run's summary note of an
+earlier turn shrinks to its first lines unless it is the latest, and every known sensitive value,
 in any message (the researcher's own text included), becomes "<redacted>".
 `call_key` identifies an action call so a repeat within a turn is noticed.
 Pure functions on plain data: nothing is read, written or sent from here.
@@ -14,6 +15,7 @@ import json
 from typing import Any
 
 from snakegate.agent.redact import scrub
+from snakegate.agent.results import NOTE_RE, shortened
 
 KEEP_WHOLE = ("describe_workflow",)  # the latest result of these stays whole in later turns
 
@@ -53,11 +55,20 @@ def request_view(messages: list[dict], turn_start: int, summaries: dict[str, str
         latest = [m.get("tool_call_id") for m in messages[:turn_start]
                   if m.get("role") == "tool" and names.get(m.get("tool_call_id")) == name]
         keep.update(latest[-1:])
+    notes = [i for i, m in enumerate(messages) if _is_note(m)]
     view = []
     for i, m in enumerate(messages):
         call_id = m.get("tool_call_id")
         if i < turn_start and m.get("role") == "tool" and call_id not in keep and call_id in summaries:
             m = dict(m, content=json.dumps({"trimmed": summaries[call_id] + " (an earlier result, shortened; call "
                                             "the action again if you need it whole)"}))
+        elif i < turn_start and i in notes[:-1]:
+            m = dict(m, content=shortened(m["content"]))
         view.append(m)
     return scrub_messages(view, secrets)
+
+
+def _is_note(message: dict) -> bool:
+    """A finished run's summary, as reporting.py adds it."""
+    return message.get("role") == "user" and isinstance(message.get("content"), str) \
+        and NOTE_RE.match(message["content"]) is not None

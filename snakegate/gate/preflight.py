@@ -44,7 +44,7 @@ def artifact_view(path: Path, type_name: str) -> dict:
     """What a preflight may know about one input file: type, size and header-level facts by type."""
     view: dict[str, Any] = {"type": type_name, "size_bytes": path.stat().st_size}
     if artifacts.is_table(type_name):
-        view["columns"] = artifacts.table_header(path, artifacts.delimiter(type_name)) or []
+        view["columns"] = artifacts.header(path, type_name) or []
     arrays = artifacts.array_headers(path, type_name)
     if arrays is not None:
         view["arrays"] = arrays

@@ -539,6 +539,7 @@ class _Builder:
             "sg:rerunOf": Q(parent_ident) if rec.get("rerun_of") and parent_ident else None,
             "sg:forkOf": Q(parent_ident) if parent and parent_ident else None,
             "sg:forkChanges": canonical_json(rec["fork_changes"]) if rec.get("fork_changes") else None,
+            **_recovery(rec),
             **jobfacts.run_attributes(rec),
         }
         log = failure.get("log")
@@ -724,3 +725,12 @@ def capture(run_dir: Path, registry_root: Path, workdir: Path, manifest: dict, s
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _recovery(record: dict) -> dict:
+    """A recovery fork's link to the failure it answers (run.json `recovery_of: {run, check}`), next to sg:forkOf."""
+    rec = record.get("recovery_of")
+    if not isinstance(rec, dict) or not isinstance(rec.get("run"), str) or rec["run"] != record.get("parent_run"):
+        return {}
+    return {"sg:recoveryOf": Q(f"run:{local(rec['run'])}"),
+            "sg:recoveredCheck": rec.get("check") if isinstance(rec.get("check"), str) else None}

@@ -374,7 +374,7 @@ _TIMES = ("started", "ended", "interrupted_detected_at")
 _NUMBERS = ("duration_s", "exit_code", "snakemake_pid", "jobs_finished")
 _LISTS = ("running_jobs", "missing_outputs", "jobs_executed", "partial_outputs")
 _OBJECT_LISTS = ("outputs", "input_changed")
-_OBJECTS = ("failure", "origin", "progress", "fork_changes", "execution", "options", "refinement")
+_OBJECTS = ("failure", "origin", "progress", "fork_changes", "execution", "options", "refinement", "recovery_of")
 
 
 def _shown(value: Any) -> str:

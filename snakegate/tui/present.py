@@ -115,7 +115,8 @@ def secrets_in(schema: dict | None, params: dict) -> list[str]:
 
 
 def fork_note(draft, schema: dict | None) -> str | None:
-    """'fork of RUN: name → value' for a fork_run draft (sensitive values masked), else None."""
+    """'fork of RUN: name → value' for a fork_run draft ('recovery of RUN's failing CHECK: …' for a
+    recover_run draft; sensitive values masked), else None."""
     fork = getattr(draft, "fork", None)
     if fork is None:
         return None
@@ -129,7 +130,9 @@ def fork_note(draft, schema: dict | None) -> str | None:
 
     changes = ", ".join(f"{name} → {MASK if secret(name) else _value_text(value)}"
                         for name, value in (fork.changes or {}).items())
-    return f"fork of {fork.parent_run}" + (f": {changes}" if changes else "")
+    recovery = getattr(fork, "recovery_of", None)
+    kind = f"recovery of {fork.parent_run}'s failing {recovery.get('check')}" if recovery else f"fork of {fork.parent_run}"
+    return kind + (f": {changes}" if changes else "")
 
 
 def draft_status(state: str, **facts: str) -> str:

@@ -8,7 +8,8 @@ used, and running it again needs a confirmation that says it is a repeat.
 ctrl+r with nothing approvable says why on the panel. The run itself goes
 through `Conversation.execute` (and so the runner and the gate) in a daemon
 thread that only posts messages; ctrl+c during a run asks the runner to
-cancel it, which records it `cancelled`. Snakemake runs detached and records
+cancel it, which records it `cancelled`; once it ends, its summary enters the
+conversation (TurnsMixin.after_run). Snakemake runs detached and records
 the run itself, so quitting the chat leaves a run going.
 """
 
@@ -181,6 +182,7 @@ class RunsMixin:
         if self.run_draft is not None:
             self.used[self.run_draft.invocation_id] = (o.run_id, o.status)
         self._run_ended()
+        self.after_run()  # its summary enters the conversation (turns.py)
 
     def on_run_refused(self, message: RunRefused) -> None:
         lines = present_runs.refusal_lines(message.message, message.problems)

@@ -13,6 +13,10 @@ handed to the conversation out of band; the chat only ever carries
 typed for a sensitive param moves into its masked field (the rest of the message
 stays in the input), anything else is asked about (secret_question.py) before
 it is sent, redacted or as typed.
+When a run ends its summary enters the conversation (agent/reporting.py): the guided dialogue answers it
+at once in a turn of its own (the summary read back, a recovery proposed after a failure); a model reads
+it with the researcher's next message, so a finished run costs no request. A fork asked for from the
+history while that turn goes waits for it instead of being refused.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ class TurnsMixin:
         self.turn = 0               # number of the current turn; late events of older turns are dropped
         self._turn_cancel = threading.Event()
         self._turn_text: str | None = None  # what the researcher typed, put back if the turn fails or is stopped
+        self._reporting = False     # the turn going is a finished run's summary being answered
+        self._after_turn: list[Callable[[], None]] = []  # what waits for that turn (another summary, a fork)
 
     @property
     def prompt(self) -> Input:
@@ -64,11 +70,14 @@ class TurnsMixin:
         self._begin(shown, text if restorable else None,
                     lambda conversation, **kw: conversation.send(text, **kw))
 
-    def _begin(self, shown: str, restore: str | None, call: Callable) -> None:
+    def _begin(self, shown: str | None, restore: str | None, call: Callable) -> None:
+        """Start a turn; `shown` is the researcher's line in the transcript (None: a turn nobody typed)."""
         self.turn += 1
         self._turn_cancel = threading.Event()
         self._turn_text = restore
-        self.transcript.add_researcher(shown)
+        self._reporting = shown is None
+        if shown is not None:
+            self.transcript.add_researcher(shown)
         self._set_thinking(True)
         self._run_turn(self.turn, call, self._turn_cancel)
 
@@ -116,6 +125,29 @@ class TurnsMixin:
         if any(isinstance(e, BackendFailed) for e in message.events):
             self._give_back_text()
         self._set_thinking(False)
+        self._next_waiting()
+
+    # ---- a run ended ------------------------------------------------------------------------------------------
+
+    def after_run(self) -> None:
+        """A run this conversation approved ended: its summary enters the conversation. The guided dialogue
+        answers it now; a model reads it with the next message (no request is spent on it alone)."""
+        conversation = self.conversation
+        if conversation is None or not conversation.unreported:
+            return
+        if not getattr(conversation.backend, "local", False):
+            conversation.record_runs()  # while a turn goes, the next message carries it
+            self.transcript.add_note("◆ the run's summary is in the conversation: the model reads it with your "
+                                     "next message")
+            return
+        if self.thinking:
+            self._after_turn.append(self.after_run)
+            return
+        self._begin(None, None, lambda conversation, **kw: conversation.report_runs(**kw))
+
+    def _next_waiting(self) -> None:
+        if self._after_turn and not self.thinking:
+            self._after_turn.pop(0)()
 
     # ---- stopping and starting over -------------------------------------------------------------------------
 
@@ -142,6 +174,9 @@ class TurnsMixin:
         type it. The fork becomes a draft on the panel, approved like any other; nothing runs from here."""
         while len(self.screen_stack) > 1:
             self.pop_screen()
+        if self.thinking and self._reporting:  # the run's summary is being answered: the fork comes next
+            self._after_turn.append(lambda: self.fork_run(run_id, change))
+            return
         if self.thinking:
             self.notify("Wait for the model's answer, then fork again.", timeout=4)
             return

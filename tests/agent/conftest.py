@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from openai_server import DEFAULT_MODEL, ScriptedOpenAI
+from science_runs import science  # noqa: F401  (fixture: real runs of the science workflows, made once)
 from registry_copies import LABEL_PARAM, TOKEN_PARAM, make_registry, note_workflow, one_rule_workflow
 from snakegate.agent.backends.choose import OpenAIBackend
 from snakegate.agent.controller import Conversation

@@ -131,7 +131,8 @@ def test_no_execute_tool_is_offered_to_the_model(conversation):
     names = [t["function"]["name"] for t in server.requests[0]["tools"]]
     assert names == ["search_workflows", "describe_workflow", "inspect_data", "validate_params",
                      "find_connections", "propose_plan", "add_step", "replace_step", "remove_step", "validate_plan",
-                     "list_runs", "run_status", "explain_run", "compare_runs", "fork_run", "propose_refinement"]
+                     "list_runs", "run_status", "explain_run", "compare_runs", "fork_run", "summarize_run",
+                     "recover_run", "assess_run", "propose_refinement"]
     # the run and plan actions read or draft (fork_run, the plan actions); none starts anything
     assert not [n for n in names if "exec" in n or n.startswith(("run_", "start")) and n != "run_status"]
 

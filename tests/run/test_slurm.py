@@ -34,15 +34,9 @@ RUN_LIMIT_S = 240
 
 @pytest.fixture(scope="module")
 def cluster():
-    reason = slurm_cluster.why_not()
+    reason = slurm_cluster.why_not_test()
     if reason:
-        pytest.skip(f"no Slurm here: {reason}")
-    if shutil.which("timeout") is None:
-        pytest.skip("no Slurm tests without coreutils' timeout (every run is bounded by it)")
-    try:
-        import snakemake_executor_plugin_slurm  # noqa: F401
-    except ImportError:
-        pytest.skip('the Slurm executor plugin is not installed: pip install -e ".[test]"')
+        pytest.skip(reason)
     running = slurm_cluster.up()  # its own folder: munged must reach it as the munge user
     yield running
     running.stop()

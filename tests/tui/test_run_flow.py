@@ -28,7 +28,7 @@ def test_a_guided_run_succeeds_with_a_summary_and_shows_in_the_history(make_app,
             assert "Used" in shown and "ctrl+r" in shown and "✓ succeeded" in shown and run_id in shown
             summary = app.query(".result").last().source  # the result summary in the chat (Markdown)
             assert f"Run {run_id} succeeded" in summary
-            assert "rows_in = " in summary and "rows_out = " in summary
+            assert "rows_kept = " in summary and "✓" in summary and "rows_in = " in summary  # the check first
             assert f"runs/{run_id}/results/profile.png" in summary
 
             await open_history(pilot)

@@ -39,6 +39,8 @@ class ActionContext:
     # The plan being built (propose_plan, add/replace/remove_step): {"plan": label | None, "steps": {name:
     # {"workflow", "params"}}} as the model wrote it (sensitive values as "<redacted>"), refused or not.
     plan: dict | None = None
+    # Who is calling, for what a model writes (assess_run's annotation): {"model", "backend", "conversation"}.
+    author: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,8 @@ class ForkOrigin:
     parent_invocation_id: str | None
     changes: dict[str, Any]         # dotted param name -> new value (real values; redact before showing)
     changed_rules: tuple[str, ...]  # these and their downstream jobs re-run; the rest is copied from the parent
+    # a recovery (recover_run): {"run": the parent, "check": its failing check, or "failure"}, recorded in run.json
+    recovery_of: dict[str, str] | None = None
 
 
 @dataclass(frozen=True)

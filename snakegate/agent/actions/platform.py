@@ -2,13 +2,14 @@
 
 Owns the registry `ACTIONS` (one `Action` per platform action: name,
 description, pydantic arguments, handler; the handlers live in data.py,
-registry.py, plans.py, runs.py and refine.py) and `call_action()`, which checks the
+registry.py, plans.py, runs.py, refine.py, results.py, recovery.py and assess.py) and `call_action()`, which checks the
 arguments (size cap, then pydantic), runs the handler and shapes a JSON-able
 result: sensitive values scrubbed, paths shown relative to the registry and
-never outside the data roots, size capped. Every action only reads; none
-writes a file or runs anything (`validate_params`, `fork_run` and a plan
+never outside the data roots, size capped. Every action only reads and none
+runs anything (`validate_params`, `fork_run`, `recover_run` and a plan
 action whose plan passes the gate return a `Proposal` that the controller
-writes as the draft). `call_action()` never
+writes as the draft); the one write is `assess_run`'s model-written annotation, appended outside every
+run folder (snakegate.provenance.annotations). `call_action()` never
 raises: bad arguments, an unknown action or a crash inside an action become an
 `{"error": {...}}` result (fail closed: never an ok).
 """
@@ -23,6 +24,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from snakegate.agent.actions import data as act_data, plans as act_plans, registry as act_registry, runs as act_runs
+from snakegate.agent.actions import assess as act_assess, recovery as act_recovery, results as act_results
 from snakegate.agent.actions import refine as act_refine
 from snakegate.agent.actions.base import (  # noqa: F401 - re-exported: the actions' public vocabulary
     Action, ActionContext, ForkOrigin, Proposal, Refused, error_result,
@@ -85,6 +87,21 @@ ACTIONS: dict[str, Action] = {a.name: a for a in (
            "A new draft from an earlier run with only the named params changed (the gate checks it). The "
            "researcher approves it; running it re-runs only the jobs the change affects.",
            act_runs.ForkRunArgs, act_runs.fork_run),
+    Action("summarize_run",
+           "A finished run's summary, as the conversation gets it when a run ends: status, verdict (each check's "
+           "value; a failing one's meaning and params), the failing rule and real error, key numbers, the first "
+           "rows of its tables, what the run suggests changing.",
+           act_runs.RunArgs, act_results.summarize_run),
+    Action("recover_run",
+           "After a failed run or a failing check: a new draft from that run with only the changes given (none: "
+           "what the run itself suggests), recorded as a recovery of that check. The result names the evidence "
+           "(the check's value and threshold and what the workflow says, or the failing rule and error). The "
+           "researcher approves it.",
+           act_recovery.RecoverRunArgs, act_recovery.recover_run),
+    Action("assess_run",
+           "Record your assessment of a run: a score on a rubric you state, with quotes from its summary as "
+           "evidence. Stored beside the run's record, labelled model-written; it decides nothing.",
+           act_assess.AssessRunArgs, act_assess.assess_run),
     Action("propose_refinement",
            "A bounded search around an earlier run, for the researcher to approve ONCE: the params that may vary "
            "with their candidate values, a budget of runs, and a stop rule (`until` a check of the workflow's "

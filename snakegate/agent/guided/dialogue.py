@@ -6,8 +6,10 @@ with either one action call or a short text. This module is the dialogue's
 top level: the Backend protocol, the fold over the conversation, the commands
 (`list`, `help`, `restart`, `runs`, `show RUN`, `fork RUN name=value`, what
 "approve" means) and choosing a workflow through `search_workflows` /
-`describe_workflow`; a bounded refinement ("try NAME V1 then V2 until CHECK") is refine.py; filling its parameters is fill.py, a chain of workflows
-as a plan plan.py, reading answers parse.py, wording text.py. Its state is a fold over the
+`describe_workflow`; filling its parameters is fill.py, a chain of workflows
+as a plan plan.py, a bounded refinement ("try NAME V1 then V2 until CHECK") refine.py, a finished run's
+summary, follow-ups in the researcher's words, recoveries and comparisons follow.py, reading answers
+parse.py, wording text.py. Its state is a fold over the
 conversation's inputs (user texts and tool results), so the same conversation
 always gives the same replies, and a history it did not see grow is replayed
 from the start.
@@ -27,6 +29,7 @@ from typing import Any
 
 from snakegate.agent.backend import BackendError, Reply, ToolCall
 from snakegate.agent.guided.fill import Filling
+from snakegate.agent.guided.follow import COMPARE, Following
 from snakegate.agent.guided.parse import KEEP_DEFAULT, follow_up, fork_command, keywords, unquote
 from snakegate.agent.guided.plan import Planning
 from snakegate.agent.guided.refine import RefineTalk
@@ -35,6 +38,7 @@ from snakegate.agent.guided.text import (
 )
 from snakegate.agent.prompt import CLEAR_RATIO
 from snakegate.agent.redact import MASKED_NOTE_RE
+from snakegate.agent.results import NOTE_RE
 
 LIST_LIMIT = 50    # search_workflows' own maximum: `list` shows every workflow of a normal registry
 APPROVE_WORDS = {"approve", "approve it", "approved", "run it", "execute", "execute it", "run the draft"}
@@ -66,9 +70,15 @@ class _State:
     plan_at: int | None = None          # the step being filled
     plan_made: bool = False             # a plan action ran: the conversation holds the plan (later: add/replace)
     adding: str | None = None           # the step a follow-up adds (add_step)
+    # after runs (follow.py): the runs whose summary arrived, oldest first; their summaries; workflows'
+    # parameter tables by id; the readings of a follow-up offered as numbered options
+    runs: list[str] = field(default_factory=list)
+    summaries: dict[str, dict] = field(default_factory=dict)
+    tables: dict[str, list[dict]] = field(default_factory=dict)
+    choosing: dict | None = None
 
 
-class GuidedBackend(Planning, Filling, RefineTalk):
+class GuidedBackend(Following, Planning, Filling, RefineTalk):
     """A deterministic dialogue that drives the platform actions exactly as a model would."""
 
     name = "guided"
@@ -106,8 +116,14 @@ class GuidedBackend(Planning, Filling, RefineTalk):
         masked = MASKED_NOTE_RE.match(text.strip())
         if masked:
             return self._masked(masked.group(1))
+        if NOTE_RE.match(text.strip()):  # a run this conversation started ended: its summary
+            return self._run_note(text.strip())
         text = unquote(text.strip())
         word = text.lower().rstrip(".!")
+        choosing, st.choosing = st.choosing, None  # a numbered reading of a follow-up is open for one answer
+        if choosing and text.isdigit():
+            st.choosing = choosing
+            return self._choose_option(int(text))
         if word in ("help", "?"):
             return self._say(HELP + self._reminder())
         if word == "list":
@@ -141,6 +157,13 @@ class GuidedBackend(Planning, Filling, RefineTalk):
         more = follow_up(text)
         if more and st.mode == "review" and (st.plan or st.workflow is not None):
             return self._add_to_plan(more)
+        if re.match(r"^compare\b", word) or (st.runs and COMPARE.search(text)):
+            compared = self._compare(text)
+            if compared is not None:
+                return compared
+        followed = self._follow(text)  # "try leave-one-out instead": a fork of the last run with that change
+        if followed is not None:
+            return followed
         if st.mode == "choose" and st.workflow is None and word in KEEP_DEFAULT - {""}:
             return self._say("Pick a workflow by number or id first." + self._reminder())
         return self._pick_or_search(text)
@@ -161,6 +184,8 @@ class GuidedBackend(Planning, Filling, RefineTalk):
                    "files": self._on_files, "columns": self._on_columns, "validate": self._on_validate,
                    "check_path": self._on_check_path, "runs": self._on_runs, "explain": self._on_explain,
                    "fork": self._on_fork, "plan_search": self._on_plan_search,
+                   "run_summary": self._on_run_summary, "recover": self._on_recover, "follow_run": self._on_follow_run,
+                   "follow_describe": self._on_follow_describe, "compare": self._on_compare,
                    "plan_describe": self._on_plan_describe, "plan_result": self._on_plan_result,
                    "refine": self._on_refine}[purpose]
         return handler(result, ctx)

@@ -38,6 +38,7 @@ class Filling:
         if "error" in result:
             return self._say(error_text(result))
         params = result.get("params") or []
+        st.tables[result.get("id")] = params  # a follow-up about one of its runs reads the same table
         st.workflow, st.params, st.asked, st.fix, st.folders, st.checks = result, {}, [], None, {}, []
         st.pending = self._order()
         st.mode = "ask"

@@ -32,6 +32,8 @@ HELP = (
     "- `done`: keep the defaults for the remaining parameters and validate\n"
     "- `restart`: start over\n"
     "- `runs`: earlier runs; `show RUN`: what happened in one; `fork RUN name=value`: a new draft from it\n"
+    "- after a run, say a change in your words (*try leave-one-out instead*, *same with Cr below 10*): a fork "
+    "of it with only that change, for you to approve; `compare`: the last run against the one before\n"
     "- `try NAME V1 then V2 until CHECK` (or `… and keep the best CHECK`; optional `on RUN`, `budget N`): a "
     "bounded refinement of the latest run, each value read as YAML, approved once with ctrl+r\n"
     "- several steps, one after another: *profile my table, then benchmark a classifier on the cleaned "

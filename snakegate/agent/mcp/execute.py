@@ -18,7 +18,9 @@ could supply one. The draft is checked once
 more, then `runner.execute` runs it (it gates again, and the invocation id in
 the draft makes the top-level Snakefile refuse anything else), with progress
 sent as MCP progress notifications and the client, the approver and the
-approval time recorded as the run's origin. A cancelled MCP request cancels
+approval time recorded as the run's origin; the result carries the run's summary
+(agent/results.py: status, verdict, failure, key numbers, first rows), as the chat's
+conversation gets it. A cancelled MCP request cancels
 the run (recorded `cancelled`). Nothing here writes except through the runner.
 """
 
@@ -38,6 +40,7 @@ from mcp_types import CallToolResult, ElicitRequest, ElicitRequestFormParams, El
 from mcp_types.version import is_version_at_least
 from pydantic import BaseModel, Field, StrictBool, ValidationError
 
+from snakegate.agent import results
 from snakegate.run import runner
 from snakegate.agent.actions.platform import _bad_arguments, call_action  # noqa: PLC2701 - the actions' own refusal shape
 from snakegate.agent.events import Approval
@@ -333,6 +336,8 @@ async def run_approved(state: McpState, ctx, entry: DraftEntry, approval: Approv
         options.seed_from = state.settings.runs_dir / draft.fork.parent_run
         extra.update(parent_run=draft.fork.parent_run, parent_invocation_id=draft.fork.parent_invocation_id,
                      fork_changes=draft.fork.changes)
+        if draft.fork.recovery_of:  # a recover_run draft: the failing check (or the failure) it answers
+            extra["recovery_of"] = dict(draft.fork.recovery_of)
     try:
         outcome = await _run(state, ctx, entry, invocation, options, extra)
     except runner.GateRejected as exc:
@@ -347,7 +352,9 @@ async def run_approved(state: McpState, ctx, entry: DraftEntry, approval: Approv
     result = {"ok": outcome.status == "succeeded", "run_id": outcome.run_id, "status": outcome.status,
               "invocation_id": draft.invocation_id, "approved_by": approval.approved_by,
               "approved_at": approval.approved_at, "run_folder": run_dir, "provenance": f"{run_dir}/prov.json",
-              "explain": call_action(state.ctx, "explain_run", {"run_id": outcome.run_id}).result}
+              "explain": call_action(state.ctx, "explain_run", {"run_id": outcome.run_id}).result,
+              # the run's summary, as the chat's conversation gets it (bounded, masked; agent/results.py)
+              "summary": results.text(results.summarize(outcome.run_dir, state.view, state.secrets()))}
     call.extra.update(run_id=outcome.run_id, status=outcome.status, approved_by=approval.approved_by)
     return tool_result(state, result, ok=True)
 

@@ -122,7 +122,7 @@ def _sensitive_in(state: McpState, name: str, arguments: dict) -> tuple[list[tup
         lists = {k: v for k, v in vary.items() if isinstance(v, list)}
         return [(f"vary[{i}]", schema, _nested({k: v[i] for k, v in lists.items() if i < len(v)}))
                 for i in range(max((len(v) for v in lists.values()), default=0))], "vary"
-    if name == "fork_run":
+    if name in ("fork_run", "recover_run"):
         schema, params = _fork_schema(state, arguments.get("run_id")), arguments.get("changes")
         params = _nested(params) if isinstance(params, dict) else None
         return ([("params", schema, params)] if schema is not None and isinstance(params, dict) else []), "changes"

@@ -69,7 +69,9 @@ class McpState:
 
     def __post_init__(self):
         if self.ctx is None:
-            self.ctx = ActionContext(self.registry, self.settings)
+            self.ctx = ActionContext(self.registry, self.settings,
+                                     author={"model": "an MCP client", "backend": "mcp",
+                                             "conversation": self.server_run_id})
         self.view = PathView(self.settings.registry_root, self.settings.data_roots)
 
     @property

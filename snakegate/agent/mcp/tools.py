@@ -23,11 +23,11 @@ from snakegate.agent.actions.wire import tool_definition
 
 # Actions that only read: MCP clients may call them without asking the person.
 READ_ONLY = frozenset({"search_workflows", "describe_workflow", "inspect_data", "find_connections", "list_runs",
-                       "run_status", "explain_run", "compare_runs"})
+                       "run_status", "explain_run", "compare_runs", "summarize_run"})
 
 
 # Calling these twice does not do the same as once (a run; a step added or removed again is refused).
-NOT_IDEMPOTENT = frozenset({"execute", "execute_refinement", "add_step", "remove_step"})
+NOT_IDEMPOTENT = frozenset({"execute", "execute_refinement", "add_step", "remove_step", "assess_run"})
 
 
 class ExecuteArgs(Args):

@@ -27,7 +27,7 @@ def test_tools_are_the_platform_actions_with_their_pydantic_schemas():
     assert list(tools) == ["search_workflows", "describe_workflow", "inspect_data", "validate_params",
                            "find_connections", "propose_plan", "add_step", "replace_step", "remove_step",
                            "validate_plan", "list_runs", "run_status", "explain_run", "compare_runs", "fork_run",
-                           "propose_refinement"]
+                           "summarize_run", "recover_run", "assess_run", "propose_refinement"]
     search = tools["search_workflows"]
     assert search["type"] == "function"
     params = search["function"]["parameters"]
