@@ -539,7 +539,7 @@ class _Builder:
             "sg:rerunOf": Q(parent_ident) if rec.get("rerun_of") and parent_ident else None,
             "sg:forkOf": Q(parent_ident) if parent and parent_ident else None,
             "sg:forkChanges": canonical_json(rec["fork_changes"]) if rec.get("fork_changes") else None,
-            **_recovery(rec),
+            **_recovery(rec, parent_ident),
             **jobfacts.run_attributes(rec),
         }
         log = failure.get("log")
@@ -727,10 +727,12 @@ def capture(run_dir: Path, registry_root: Path, workdir: Path, manifest: dict, s
             gc.enable()
 
 
-def _recovery(record: dict) -> dict:
-    """A recovery fork's link to the failure it answers (run.json `recovery_of: {run, check}`), next to sg:forkOf."""
+def _recovery(record: dict, parent_ident: str | None) -> dict:
+    """A recovery fork's link to the failure it answers (run.json `recovery_of: {run, check}`), next to sg:forkOf:
+    the same run, so the same IRI (`parent_ident`, its run_uuid)."""
     rec = record.get("recovery_of")
-    if not isinstance(rec, dict) or not isinstance(rec.get("run"), str) or rec["run"] != record.get("parent_run"):
+    if not isinstance(rec, dict) or not isinstance(rec.get("run"), str) or rec["run"] != record.get("parent_run") \
+            or not parent_ident:
         return {}
-    return {"sg:recoveryOf": Q(f"run:{local(rec['run'])}"),
+    return {"sg:recoveryOf": Q(parent_ident),
             "sg:recoveredCheck": rec.get("check") if isinstance(rec.get("check"), str) else None}
