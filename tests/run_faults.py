@@ -325,8 +325,12 @@ def finished_jobs(log_text: str) -> int:
 
 
 def fill(folder: Path) -> None:
-    """Fill the file system of `folder` to the last byte."""
-    with open(folder / "filler", "wb") as fh:
+    """Fill the file system of `folder` to the last byte (already full is full: then `filler` is empty)."""
+    try:
+        fh = open(folder / "filler", "wb")
+    except OSError:  # no room left even for the file's entry: the run filled it already
+        return
+    with fh:
         try:
             while True:
                 fh.write(b"\0" * 65536)

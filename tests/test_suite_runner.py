@@ -38,6 +38,8 @@ def test_tests_sharing_a_session_or_module_fixture_run_on_one_worker_and_the_res
 
 def test_the_test_command_runs_on_workers_and_builds_a_shared_session_fixture_once(pytester, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(TESTS))
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)  # this test may itself run on a worker: its runs must not inherit it
     pytester.makeconftest(CONFTEST + "import os, pathlib, pytest\n\n"
                           "@pytest.fixture(scope='session')\ndef runs():\n"
                           "    with open(pathlib.Path(__file__).parent / 'built.txt', 'a') as f:\n"

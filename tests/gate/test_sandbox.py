@@ -25,6 +25,8 @@ from snakegate.registry.settings import load_settings
 from snakegate.registry.workflows import Registry
 
 KEY = "sk-test-0123456789abcdef-not-for-anyone"
+# The CLI test's own key: its process is visible in /proc to a test running beside it without namespaces.
+CLI_KEY = "sk-test-cli-9876543210fedcba-not-for-anyone"
 
 # A preflight that reports back everything it can find that looks like the environment of any process.
 SNOOP = """\
@@ -90,12 +92,12 @@ def test_hostile_preflight_cannot_read_the_key_from_the_cli_process_environment(
     root = probe(tmp_path, SNOOP)
     (root / "run.yaml").write_text(json.dumps({"workflow": "probe", "params": {"table": "data/t.csv"}}))
     proc = subprocess.run([sys.executable, "-m", "snakegate.cli", "validate", "run.yaml", "--json"], cwd=root,
-                          env=clean_env(OPENAI_API_KEY=KEY, SNAKEGATE_LLM_API_KEY=KEY), capture_output=True,
+                          env=clean_env(OPENAI_API_KEY=CLI_KEY, SNAKEGATE_LLM_API_KEY=CLI_KEY), capture_output=True,
                           text=True, timeout=300)
     out = json.loads(proc.stdout)
     assert out["ok"] is False and out["errors"][0]["message"].startswith("SAW env:")
     assert "/proc/1/environ:" in out["errors"][0]["message"]  # it looked at the processes it could see
-    assert KEY not in proc.stdout + proc.stderr
+    assert CLI_KEY not in proc.stdout + proc.stderr
 
 
 def test_snakefile_top_level_runs_without_the_key_in_the_dag_step_and_in_check(tmp_path):
@@ -107,7 +109,7 @@ def test_snakefile_top_level_runs_without_the_key_in_the_dag_step_and_in_check(t
     (root / "workflows" / "probe" / "examples").mkdir()
     (root / "workflows" / "probe" / "examples" / "basic.yaml").write_text(
         json.dumps({"workflow": "probe", "params": {"table": "data/t.csv"}}))
-    env = clean_env(OPENAI_API_KEY=KEY, SNAKEGATE_LLM_API_KEY=KEY, AWS_SECRET_ACCESS_KEY=KEY)
+    env = clean_env(OPENAI_API_KEY=CLI_KEY, SNAKEGATE_LLM_API_KEY=CLI_KEY, AWS_SECRET_ACCESS_KEY=CLI_KEY)
     for command, says in ((["validate", "run.yaml"], "passes the gate"), (["check", "probe"], "[lint]")):
         proc = subprocess.run([sys.executable, "-m", "snakegate.cli", *command], cwd=root, env=env,
                               capture_output=True, text=True, timeout=600)
@@ -115,7 +117,7 @@ def test_snakefile_top_level_runs_without_the_key_in_the_dag_step_and_in_check(t
         assert says in proc.stdout, proc.stdout + proc.stderr  # the check's DAG built and the linter ran
     loads = spy.read_text().splitlines()
     assert len(loads) >= 3  # the gate's DAG, check's DAG and check's lint each loaded the Snakefile
-    assert all("'PATH'" in line for line in loads) and KEY not in spy.read_text()
+    assert all("'PATH'" in line for line in loads) and CLI_KEY not in spy.read_text()
 
 
 def test_worker_environment_keeps_what_python_needs_and_drops_anything_named_like_a_secret():

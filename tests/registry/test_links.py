@@ -47,7 +47,7 @@ def test_only_top_level_file_params_are_offered_never_a_file_inside_a_list(curat
 def test_a_fixed_column_list_without_a_consumers_default_column_asks_to_set_it(curated):
     (fits,) = [link for link in links.producers(curated, "classifier-benchmark", "dataset")
                if link.producer == "pl-power-series"]
-    assert fits.column_params == ("label_column",) and fits.unmet_defaults == ("label_column",)
+    assert fits.column_params == ("label_column", "feature_columns") and fits.unmet_defaults == ("label_column",)
     assert fits.as_dict()["set_these"] == ["label_column"]
     assert fits.columns.startswith("power_uW, center_nm, fwhm_nm")
     (cleaned,) = [link for link in links.producers(curated, "classifier-benchmark", "dataset")

@@ -182,7 +182,8 @@ def run_status(ctx: ActionContext, args: RunArgs):
         message = failure.get("message") or record.get("error")
         out["failure"] = {"rule": failure.get("rule") or record.get("failed_rule"),
                           "error": cut_line(message) if message else None}
-    judged = f", verdict {verdict['status']}" if verdict else ""
+    # a run that did not succeed has nothing judged ("unknown"): its status says it all
+    judged = f", verdict {verdict['status']}" if verdict and record.get("status") == "succeeded" else ""
     return out, f"status of run {run_dir.name}: {record.get('status', 'unknown')}{judged}", None
 
 
@@ -218,7 +219,7 @@ def explain_run(ctx: ActionContext, args: RunArgs):
     if found:
         out["diagnostics"] = found
     why = out.get("failure", {}).get("rule")
-    judged = f", verdict {verdict['status']}" if verdict else ""
+    judged = f", verdict {verdict['status']}" if verdict and status == "succeeded" else ""
     return out, f"explained run {run_dir.name}: {status}{judged}" + (f" in rule {why}" if why else ""), None
 
 
