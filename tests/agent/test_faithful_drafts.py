@@ -6,6 +6,7 @@ passes every draft here, so only the faithfulness check stands between it and "r
 
 from __future__ import annotations
 
+import json
 import shutil
 
 from openai_server import call
@@ -92,3 +93,33 @@ def test_a_later_message_correcting_the_file_is_what_counts(conversation, agent_
     convo.send(f"profile {PENGUINS}")
     event = ready(convo.send(f"sorry, I meant {MINE}"))
     assert event.faithful, event.differences
+
+
+def swapping_server():
+    """A model that validates the demo table whatever the researcher named."""
+    from openai_server import ScriptedOpenAI
+
+    return ScriptedOpenAI([validated({"dataset_file": PENGUINS}), "The draft is ready."])
+
+
+def test_ask_prints_the_difference_and_yes_runs_nothing(tmp_path, cli):
+    from openai_server import DEFAULT_MODEL
+    from registry_copies import make_registry, run_names
+
+    root = make_registry(tmp_path / "registry")
+    (root / "data" / "lab").mkdir()
+    shutil.copy(root / PENGUINS, root / MINE)
+    args = ("--registry", root, "ask", f"profile {MINE}", "--model", DEFAULT_MODEL, "--tool-mode", "native")
+    with swapping_server() as url:
+        code, out, _ = cli(*args, "--base-url", url)
+    assert code == 0
+    assert f"differs from your request:\n  - you named {MINE}; the draft reads {PENGUINS} instead" in out
+    assert "; differs from your request)" in out
+    with swapping_server() as url:
+        code, out, _ = cli(*args, "--base-url", url, "--yes", "--user", "Grace Hopper", "--json")
+    answer = json.loads(out)
+    assert code == 1 and not answer["ok"] and answer["run"] is None
+    assert answer["draft"]["faithful"] is False and MINE in answer["draft"]["differences"][0]
+    (draft_event,) = [e for e in answer["events"] if e["kind"] == "draft"]
+    assert draft_event["faithful"] is False
+    assert run_names(root) == set()  # nothing ran
