@@ -39,9 +39,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from pathlib import Path
-
-from snakegate.agent import faithful, results
+from snakegate.agent import results
 from snakegate.agent.actions import limits
 from snakegate.agent.actions.data import data_files
 from snakegate.agent.actions.plans import PLAN_ACTIONS
@@ -57,12 +55,12 @@ from snakegate.agent.events import (
 from snakegate.agent.guided.parse import request_values
 from snakegate.agent.history import call_key, request_view, scrub_messages
 from snakegate.agent.prompt import clear_choice, offered_ids, relative, system_prompt
+from snakegate.agent.request_check import draft_differences
 from snakegate.agent.refining import Refining, is_refinement, ready_event
 from snakegate.agent.redact import MASKED_NOTE, MASKED_NOTE_RE, secret_strings, sensitive_params
 from snakegate.agent.reporting import Reporting
 from snakegate.agent.secretscan import Suspect, find_secrets
 from snakegate.agent.actions.wire import conversation_tools, params_schema
-from snakegate.contract import artifacts
 from snakegate.errors import ExitCode, UserError
 from snakegate.registry.workflows import Registry
 from snakegate.registry.settings import Settings
@@ -436,7 +434,9 @@ class Conversation(Approving, Reporting, Refining):
             return Outcome(outcome.name, outcome.arguments, result, False,
                            f"{outcome.name} {p.workflow}: passes the gate, but the draft cannot be written"), None
         turn.drafts += 1
-        draft = replace(draft, differences=self._differences(draft))
+        # what the researcher said that the draft does not hold (faithful.py): said on every door, never "ready"
+        draft = replace(draft, differences=draft_differences(self.registry, self.settings, draft,
+                                                             self._researcher_text()))
         # A new draft replaces the old one, and the old approval stops working with it.
         self.draft, self._approval = draft, None
         self._log("draft", path=str(draft.config_path), invocation_id=draft.invocation_id, workflow=draft.workflow,
@@ -450,29 +450,6 @@ class Conversation(Approving, Reporting, Refining):
             outcome = Outcome(outcome.name, outcome.arguments, result, outcome.ok,
                               outcome.summary + " (differs from the request: " + "; ".join(draft.differences) + ")")
         return outcome, draft
-
-    def _differences(self, draft: Draft) -> tuple[str, ...]:
-        """The researcher's stated facts this one-workflow draft does not hold (faithful.py); a fork's changes
-        and a plan's steps are stated in their own terms, and are not compared here."""
-        wf = self.registry.get(draft.workflow) if draft.plan is None and draft.fork is None else None
-        if wf is None:
-            return ()
-        params = param_table(wf.schema)
-        files = [e["path"] for e in data_files(self.settings)]
-        return tuple(d.says for d in faithful.differences(self._researcher_text(), params, draft.params,
-                                                          self._headers(params, draft.params), files))
-
-    def _headers(self, params: list[dict], values: dict) -> dict[str, list[str]]:
-        """The columns of each table the draft reads that a column param refers to (the gate read them too)."""
-        out = {}
-        kinds = {p["name"]: p.get("artifact") for p in params}
-        for table in {p["column_of"] for p in params if isinstance(p.get("column_of"), str)}:
-            kind, value = kinds.get(table), values.get(table)
-            if not isinstance(value, str) or not isinstance(kind, str) or not artifacts.is_table(kind):
-                continue
-            path = Path(value) if Path(value).is_absolute() else self.settings.registry_root / value
-            out[table] = artifacts.table_header(path, artifacts.delimiter(kind)) or []
-        return out
 
     def _where(self) -> str:
         url = getattr(self.backend, "base_url", None)
