@@ -68,7 +68,9 @@ def stated(text: str, params: list[dict], headers: dict[str, list[str]], files: 
     out.values.update(param_numbers(text, params))
     for table, header in headers.items():
         out.columns[table] = named_columns(text, header)
-        out.unknown[table] = [c for c in claimed_columns(text) if c not in header and _column_like(c, header)]
+        # a param's own name in a list ("label column y, test_size 0.3") is no column
+        out.unknown[table] = [c for c in claimed_columns(text)
+                              if c not in header and c not in by_name and _column_like(c, header)]
     return out
 
 
@@ -130,18 +132,20 @@ def _column_differences(facts: Stated, params: list[dict], draft: dict) -> list[
         for p in col_params:
             v = draft.get(p["name"])
             used.update(x for x in (v if isinstance(v, list) else [v]) if isinstance(x, str))
-        wanted = [c for c, how in mentions if how == "only" and c not in used]
+        scalars = [p for p in col_params if p not in lists]
+        held = {draft.get(p["name"]) for p in scalars}
+        # "label column quality_class" is about a one-column param when the workflow has one
+        single = [c for c, how in mentions if how == "column" and scalars and c not in held]
+        asked = [c for c, how in mentions if how == "only" or (how == "column" and not scalars)]
+        wanted = [c for c in asked if c not in used]
+        if single:
+            out.append(_not_used(single, scalars, draft))
         if wanted and lists:
-            asked = [c for c, how in mentions if how == "only"]
             kept = [draft.get(p["name"]) for p in lists if isinstance(draft.get(p["name"]), list)]
             now = (f"the draft keeps only {_listed(kept[0])}" if kept else "the draft keeps all columns")
             out.append(Difference("columns", lists[0]["name"], f"you asked for columns {_listed(asked)}; {now}"))
         elif wanted:
-            shown = "; ".join(f"{p['name']} is {_fmt(draft[p['name']])}" for p in col_params if p["name"] in draft)
-            out.append(Difference("columns", col_params[0]["name"],
-                                  f"you named column{'s' if len(wanted) > 1 else ''} {_listed(wanted)}; the draft "
-                                  f"does not use {'them' if len(wanted) > 1 else 'it'}"
-                                  + (f" ({shown})" if shown else "")))
+            out.append(_not_used(wanted, col_params, draft))
         dropped = [c for c, how in mentions if how == "not"]
         if dropped and lists:
             kept_all = not any(isinstance(draft.get(p["name"]), list) for p in lists)
@@ -159,6 +163,14 @@ def _column_differences(facts: Stated, params: list[dict], draft: dict) -> list[
             out.append(Difference("column", None, f"you named column {name}, which {file} does not have; the draft "
                                                   "leaves it out" + (f" (did you mean {close[0]}?)" if close else "")))
     return out
+
+
+def _not_used(names: list[str], col_params: list[dict], draft: dict) -> Difference:
+    shown = "; ".join(f"{p['name']} is {_fmt(draft[p['name']])}" for p in col_params if p["name"] in draft)
+    them = "them" if len(names) > 1 else "it"
+    return Difference("columns", col_params[0]["name"],
+                      f"you named column{'s' if len(names) > 1 else ''} {_listed(names)}; the draft does not use "
+                      f"{them}" + (f" ({shown})" if shown else ""))
 
 
 def _value_differences(facts: Stated, params: list[dict], draft: dict) -> list[Difference]:

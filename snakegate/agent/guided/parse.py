@@ -388,10 +388,11 @@ def step_param(name: str, steps: list[str]) -> tuple[str | None, str]:
 DATA_SUFFIXES = {"csv", "tsv", "txt", "json", "yaml", "yml", "fa", "fasta", "fna", "fq", "fastq", "vcf", "bam",
                  "bed", "gff", "gtf", "npz", "npy", "h5", "hdf5", "xlsx", "parquet", "tif", "tiff", "png", "dat"}
 NEGATIONS = {"not", "no", "without", "except", "excluding", "exclude", "drop", "ignore", "ignoring", "minus"}
-SELECTING = {"only", "just", "keep", "keeping", "select", "selecting", "columns", "column", "use", "using"}
+SELECTING = {"only", "just", "keep", "keeping", "select", "selecting", "columns"}
 _SENTENCE = re.compile(r"[.;!?\n](?:\s|$)")
-_COLUMN_LIST = re.compile(r"\bcolumns?\b(?:\s+(?:named|called))?\s*:?\s*((?:[`'\"]?[A-Za-z_][\w.\-]*[`'\"]?"
-                          r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)?)+)", re.I)
+_IDENT = r"[`'\"]?[A-Za-z_][\w.\-]*[`'\"]?"
+_LIST_SEP = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)"
+_COLUMN_LIST = re.compile(rf"\bcolumns?\b(?:\s+(?:named|called))?\s*:?\s*({_IDENT}(?:{_LIST_SEP}{_IDENT})*)", re.I)
 
 
 def _suffix(word: str) -> str:
@@ -428,14 +429,18 @@ def _clause_before(text: str, at: int) -> list[str]:
 def named_columns(text: str, columns: list[str]) -> list[tuple[str, str]]:
     """Each column of `columns` the text names, as (column, how): "not" when the nearest marker word before
     it in its sentence is a negation ("without island", "keep species, not sex"), "only" when it is a
-    selecting word ("only species and island", "columns a, b"), else "named"."""
+    selecting word ("only species and island", "columns a, b"), "column" when it is the word column ("label
+    column quality_class"), else "named" (said in passing)."""
     out = []
     for col in columns:
-        m = re.search(rf"(?<![\w.\-]){re.escape(col)}(?![\w\-])", text)
+        # a whole word: not part of a longer name, a path ("data/species/") or a file name ("species.csv")
+        m = re.search(rf"(?<![\w.\-/]){re.escape(col)}(?![\w\-/]|\.\w)", text)
         if not m:
             continue
-        marker = next((w for w in reversed(_clause_before(text, m.start())) if w in NEGATIONS | SELECTING), None)
-        out.append((col, "not" if marker in NEGATIONS else "only" if marker in SELECTING else "named"))
+        marker = next((w for w in reversed(_clause_before(text, m.start()))
+                       if w in NEGATIONS | SELECTING | {"column"}), None)
+        out.append((col, "not" if marker in NEGATIONS else "only" if marker in SELECTING else
+                    "column" if marker == "column" else "named"))
     return out
 
 
@@ -444,7 +449,7 @@ def claimed_columns(text: str) -> list[str]:
     `quality_class`"), whether or not the table has them: where a wrong column name shows."""
     out: list[str] = []
     for m in _COLUMN_LIST.finditer(text):
-        for name in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*", m.group(1).strip()):
+        for name in re.split(_LIST_SEP, m.group(1).strip()):
             name = unquote(name.strip().rstrip(".")).strip()
             if name.lower() in NEGATIONS:  # "columns a, b, not c": the list ends where the negation starts
                 break
