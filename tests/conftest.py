@@ -13,6 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from curated_kinds import (  # noqa: F401  (session fixtures: every kind of run of every curated workflow, once)
+    cancelled_runs, curated_registry, failed_runs, fork_runs, interrupted_runs, job_hooks, plain_runs, rerun_runs,
+    runs_of_kind, second_registry, second_succeeded, succeeded_runs,
+)
 from curated_tests import curated_test_run  # noqa: F401  (session fixture: one `snakegate test` of the curated)
 from prov_runs import (  # noqa: F401  (session fixtures: defined here, each run is made once per session)
     cancelled_run, failed_run, fork_run, plain_run, prov_registry, rerun_run, succeeded_run,

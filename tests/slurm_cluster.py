@@ -54,6 +54,21 @@ def why_not() -> str | None:
     return None
 
 
+def why_not_test() -> str | None:
+    """why_not(), and what the Slurm tests need besides: coreutils' timeout (every run is bounded by it) and
+    the Slurm executor plugin."""
+    reason = why_not()
+    if reason:
+        return f"no Slurm here: {reason}"
+    if shutil.which("timeout") is None:
+        return "no Slurm tests without coreutils' timeout (every run is bounded by it)"
+    try:
+        import snakemake_executor_plugin_slurm  # noqa: F401
+    except ImportError:
+        return 'the Slurm executor plugin is not installed: pip install -e ".[test]"'
+    return None
+
+
 def _ours(link: Path) -> bool:
     """Is `link` a symlink a test cluster made (to a slurm.conf beside a daemons.json)?"""
     return link.is_symlink() and Path(os.readlink(link)).name == "slurm.conf"

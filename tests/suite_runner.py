@@ -53,8 +53,9 @@ SLOW_PATHS: tuple[str, ...] = (
     "config/test_hostile.py::test_plain_snakemake_stops_a_yte_config_and_says_why",
     "config/test_size_refusals.py",
     "contribute/test_declarations_held.py", "contribute/test_testcases.py",
-    "provenance/test_secret_hashes.py",
-    "provenance/test_prov_o.py::test_every_file_of_every_job_has_plain_usage_and_generation",
+    "provenance/test_secret_hashes.py", "provenance/test_pinned_snapshot.py",
+    "provenance/test_reviewer_questions.py::test_the_same_config_in_two_clones_is_two_runs",
+    "provenance/test_prov_o.py::test_every_file_of_every_job_is_used_and_generated_in_a_role",
     "test_layout.py::test_a_run_recorded_before_the_layout_move_still_verifies_reruns_and_forks",
     "test_suite_runner.py::test_the_test_command_runs_on_workers_and_builds_a_shared_session_fixture_once",
     "test_suite_runner.py::test_the_fast_loop_fails_a_test_that_starts_snakemake_unmarked_and_names_where_to_mark_it",
@@ -64,6 +65,7 @@ SLOW_PATHS: tuple[str, ...] = (
 SLOW_FIXTURES = frozenset({
     "prov_registry",                      # prov_runs.py and views/report_runs.py: the session's runs of every kind
     "curated_test_run",                   # curated_tests.py: `snakegate test` of every curated workflow
+    "curated_registry", "second_registry",  # curated_kinds.py: every kind of run of every curated workflow
     "ran",                                # agent/conftest.py: a succeeded and a failed run
     "provenance/test_provjson.py::curated_runs",
     "check/test_broken.py::broken_report",

@@ -38,6 +38,40 @@ def test_the_install_ships_the_data_files_the_chat_and_the_gate_read():
         assert any(fnmatch.fnmatch(name, pattern) for pattern in data.get(package, [])), (package, name)
 
 
+def test_every_data_file_of_the_package_is_named_by_package_data_so_a_wheel_ships_it():
+    """Everything under snakegate/ that is not Python (the entry Snakefile, composer.smk, the schemas, the
+    Turtle vocabulary, the registry template, the curated workflows and their data behind the package's
+    links) must match a package-data pattern of the package that holds it, or a wheel leaves it out
+    (tests/registry/test_own_registry.py builds one and uses it)."""
+    import fnmatch
+    import functools
+    import glob
+    import os
+    from setuptools.config.pyprojecttoml import read_configuration
+    tool = read_configuration(REPO / "pyproject.toml")["tool"]["setuptools"]
+    data, excluded = tool["package-data"], tool.get("exclude-package-data", {}).get("*", [])
+
+    @functools.cache
+    def shipped(owner: Path) -> set[str]:  # as setuptools finds package data: a recursive glob per pattern
+        package = ".".join(owner.relative_to(REPO).parts)
+        return {os.path.normpath(f) for pattern in data.get(package, [])
+                for f in glob.glob(os.path.join(owner, pattern), recursive=True)}
+
+    missing = []
+    for folder, dirs, files in os.walk(REPO / "snakegate", followlinks=True):
+        dirs[:] = [d for d in dirs if d not in ("__pycache__", ".snakemake")]
+        for name in files:
+            path = Path(folder) / name
+            in_package = (path.parent / "__init__.py").is_file()  # a module, not a workflow's script
+            if (name.endswith(".py") and in_package) or any(fnmatch.fnmatch(str(path), p) for p in excluded):
+                continue
+            owner = next(p for p in [path.parent, *path.parents] if (p / "__init__.py").is_file())
+            if os.path.normpath(path) not in shipped(owner):
+                missing.append(path.relative_to(REPO).as_posix())
+    assert not missing, missing
+    assert (REPO / "snakegate" / "examples" / "workflows" / "tabular-profile" / "workflow.yaml").is_file()
+
+
 # ---- the layering: rooms import downward only, no room has an import cycle (import-linter) --------
 
 def _lint_imports(package_parent: Path) -> subprocess.CompletedProcess:

@@ -16,7 +16,7 @@ from snakegate.contract.outputs import PatternError, expand_outputs
 
 
 def type_findings(f: WorkflowFacts) -> list[Finding]:
-    """Every artifact type workflow.yaml names is one of the registry's (snakegate/schemas/artifact-types.json);
+    """Every artifact type workflow.yaml names is one of the registry's (the built-in ones and its own);
     `a|b` lets one input take either type (an expand() over extensions)."""
     if f.manifest is None or f.manifest_problems:
         return []
@@ -34,7 +34,8 @@ def type_findings(f: WorkflowFacts) -> list[Finding]:
                                f"{where} is `{type_name}`, which is not an artifact type of this registry",
                                rule=rule, file=f"{f.rel}/workflow.yaml",
                                hint=(f"did you mean `{close}`? " if close else "")
-                               + f"known types: {', '.join(known)} (snakegate/schemas/artifact-types.json)"))
+                               + f"known types: {', '.join(known)} (`snakegate types` lists them; a registry adds its own "
+                               "in snakegate.toml [types.<name>])"))
     return out
 
 

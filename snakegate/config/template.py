@@ -123,7 +123,11 @@ def _step_entries(steps: list[tuple[str, Workflow]], at: int) -> str:
                        f"Optional, default {_default_text(sub)}. " if "default" in sub else "Optional. "))
             value = sub["default"] if "default" in sub else example.get(param)
             out += _commented(_about(note, sub), "      ")
-            out += textwrap.indent(dump_config({param: value}), "      ")
+            if value is None and param not in required and param not in example:
+                # optional without a default (feature_columns: every column): written as null it would be refused
+                out += _commented(f"{param}:\n", "      ")
+            else:
+                out += textwrap.indent(dump_config({param: value}), "      ")
             continue
         if param in required and "default" not in sub:
             value = example.get(param)

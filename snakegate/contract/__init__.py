@@ -1,7 +1,8 @@
 """The contract: what a workflow declares and how a value is checked against it (lowest core layer).
 
 - `dialect`: JSON Schema 2020-12 plus snakegate's x- keywords (x-artifact, x-column-of, x-sensitive, ...).
-- `artifacts`: one cheap format check per artifact type (snakegate/schemas/artifact-types.json).
+- `artifacts`: one cheap format check per artifact type (built-in: snakegate/schemas/artifact-types.json;
+  a registry's own: snakegate.toml [types.<name>]).
 - `sheets`: sample sheets, a table param whose rows follow a column schema.
 - `outputs`: declared outputs, `{param}` / `{sheet.column}` patterns expanded from the params.
 - `resources`: per-rule resources from workflow.yaml onto Snakemake's rules.

@@ -1,7 +1,10 @@
-"""Cheap format checks for input artifacts, one per type in snakegate/schemas/artifact-types.json.
+"""Cheap format checks for input artifacts, one per kind of check a type names: the built-in types of
+snakegate/schemas/artifact-types.json and a registry's own (snakegate.toml `[types.<name>]`, in the form
+snakegate/schemas/artifact-type.schema.json describes; snakegate.metaschemas.artifact_types has both).
 
 Each check reads at most the first 64 KiB of the file and returns None when
-the file looks right or a sentence saying what is wrong. Table headers are
+the file looks right or a sentence saying what is wrong. Text is decoded in
+the type's `encoding` (default UTF-8). Table headers are
 read here too (for `x-column-of`), never the whole table; for an `.npz` archive
 the zip directory and each array's header (name, shape, dtype), never the arrays;
 for a VCF or GFF3 the sequence (contig) names, when the first 64 KiB prove the
@@ -10,6 +13,7 @@ whole list (a preflight compares the naming of two genomic files).
 
 from __future__ import annotations
 
+import codecs
 import csv
 import gzip
 import io
@@ -30,23 +34,31 @@ def _head(path: Path, size: int = HEAD_BYTES) -> bytes:
         return fh.read(size)
 
 
-def _text_head(path: Path) -> str | None:
+def _text_head(path: Path, encoding: str = "utf-8") -> str | None:
     raw = _head(path)
-    if b"\x00" in raw:
-        return None
     try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        # A multi-byte character cut at the 64 KiB boundary is not an error.
-        if exc.start >= len(raw) - 4:
-            return raw[: exc.start].decode("utf-8", errors="strict")
+        if b"\x00" in raw and not codecs.lookup(encoding).name.startswith(("utf-16", "utf-32")):
+            return None  # a NUL byte in 8-bit text: a binary file
+        # incremental, not final: a multi-byte character cut at the 64 KiB boundary is not an error
+        return codecs.getincrementaldecoder(encoding)().decode(raw, final=False)
+    except (UnicodeDecodeError, LookupError):  # LookupError: registry types' encodings are checked on load
         return None
 
 
-def table_header(path: Path, delimiter: str) -> list[str] | None:
+def encoding(type_name: str) -> str:
+    """The text encoding of a type's files (default UTF-8)."""
+    return artifact_types().get(type_name, {}).get("encoding", "utf-8")
+
+
+def header(path: Path, type_name: str) -> list[str] | None:
+    """The header row of a file of table type `type_name`, read with its delimiter and encoding."""
+    return table_header(path, delimiter(type_name), encoding(type_name))
+
+
+def table_header(path: Path, delimiter: str, encoding: str = "utf-8") -> list[str] | None:
     """The header row of a delimited table, or None when the file is not such a table (or unreadable)."""
     try:
-        text = _text_head(path)
+        text = _text_head(path, encoding)
     except OSError:
         return None
     if text is None:
@@ -75,7 +87,7 @@ def count_rows(path: Path, type_name: str, stop_at: int) -> int | None:
     """Data rows under the header of a delimited table, counting no further than `stop_at`
     (None when unreadable). Reads line by line, never the whole file."""
     try:
-        with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+        with open(path, encoding=encoding(type_name), errors="replace", newline="") as fh:
             reader = csv.reader(fh, delimiter=delimiter(type_name))
             seen_header = False
             rows = 0
@@ -106,30 +118,20 @@ def _check(path: Path, type_name: str) -> str | None:
     if spec is None:
         return f"unknown artifact type {type_name!r}"
     kind = spec.get("check", "none")
+    text_encoding = spec.get("encoding", "utf-8")
     if kind == "directory":
         return None if path.is_dir() else f"is not a {type_name}: expected a folder"
     if path.is_dir():
         return f"is a folder, not a {type_name} file"
     if kind == "table":
-        header = table_header(path, spec["delimiter"])
-        other = "\t" if spec["delimiter"] == "," else ","
-        if header is not None and len(header) == 1 and other in header[0]:
-            header = None  # "a\tb" as one column: the wrong delimiter, never a one-column table
-        if header is None:
-            sep = "comma" if spec["delimiter"] == "," else "tab"
-            wrong = table_header(path, other)
-            if wrong is not None and len(wrong) > 1:
-                alt = "tsv-table" if other == "\t" else "csv-table"
-                return (f"is not a {type_name}: it is {'tab' if other == chr(9) else 'comma'}-separated "
-                        f"(columns {', '.join(wrong[:5])}{', …' if len(wrong) > 5 else ''}); give a {sep}-separated "
-                        f"file, or declare the param as {alt}")
-            return (f"is not a {type_name}: expected UTF-8 text whose first line is a {sep}-separated header "
-                    "of unique, non-empty column names and whose next rows have as many fields")
-        return None
+        return _check_table(path, type_name, spec["delimiter"], text_encoding)
     if kind == "gzip":
         return _check_gzip(path, type_name, spec)
+    if kind == "columns":
+        return _check_columns(path, type_name, spec, text_encoding)
+    text = None if kind in ("magic", "npz", "gff3", "none") else _text_head(path, text_encoding)
+    what_text = "UTF-8 text" if text_encoding == "utf-8" else f"text in {text_encoding}"
     if kind == "markup":
-        text = _text_head(path)
         tag = spec["tag"]
         head = (text or "").lstrip().lower()
         if text is None or not (head.startswith(f"<{tag}") or head.startswith("<!doctype " + tag)
@@ -137,7 +139,6 @@ def _check(path: Path, type_name: str) -> str | None:
             return f"is not {type_name}: expected a document with an <{tag}> element at the top"
         return None
     if kind == "json":
-        text = _text_head(path)
         if text is None or not text.lstrip()[:1] in ("{", "["):
             return f"is not a {type_name}: expected a JSON object or array"
         if path.stat().st_size <= HEAD_BYTES:
@@ -152,9 +153,8 @@ def _check(path: Path, type_name: str) -> str | None:
             return f"is not a {type_name}: its first bytes are not the {type_name} signature"
         return None
     if kind == "prefix":
-        text = _text_head(path)
         if text is None or not text.lstrip().startswith(spec["prefix"]):
-            return f"is not a {type_name}: expected text starting with {spec['prefix']!r}"
+            return f"is not a {type_name}: expected {what_text} starting with {spec['prefix']!r}"
         return None
     if kind == "npz":
         try:
@@ -165,9 +165,55 @@ def _check(path: Path, type_name: str) -> str | None:
     if kind == "gff3":
         return _check_gff3(path, type_name)
     if kind == "text":
-        if _text_head(path) is None:
-            return f"is not {type_name}: expected UTF-8 text"
+        if text is None:
+            return f"is not {type_name}: expected {what_text}"
         return None
+    return None
+
+
+def _check_table(path: Path, type_name: str, sep: str, text_encoding: str) -> str | None:
+    """A header of unique, non-empty names split by `sep`, and next rows as wide; a file split by the other
+    common delimiter is named as such."""
+    header = table_header(path, sep, text_encoding)
+    other = "\t" if sep == "," else ","
+    if header is not None and len(header) == 1 and other in header[0]:
+        header = None  # "a\tb" as one column: the wrong delimiter, never a one-column table
+    if header is not None:
+        return None
+    said = {",": "comma", "\t": "tab"}.get(sep, repr(sep))
+    wrong = table_header(path, other, text_encoding)
+    if wrong is not None and len(wrong) > 1:
+        alt = "tsv-table" if other == "\t" else "csv-table"
+        return (f"is not a {type_name}: it is {'tab' if other == chr(9) else 'comma'}-separated "
+                f"(columns {', '.join(wrong[:5])}{', …' if len(wrong) > 5 else ''}); give a {said}-separated "
+                f"file, or declare the param as {alt}")
+    what = "UTF-8 text" if text_encoding == "utf-8" else f"text in {text_encoding}"
+    return (f"is not a {type_name}: expected {what} whose first line is a {said}-separated header "
+            "of unique, non-empty column names and whose next rows have as many fields")
+
+
+def _check_columns(path: Path, type_name: str, spec: dict, text_encoding: str) -> str | None:
+    """Headerless rows (BED, GTF, an edge list): every line in the first 64 KiB that is not blank
+    and does not start with the comment mark has `columns` (or at least `min_columns`) fields."""
+    lines = _head_lines(path, text_encoding)
+    if lines is None:
+        return f"is not {type_name}: expected {'UTF-8 text' if text_encoding == 'utf-8' else 'text in ' + text_encoding}"
+    sep = spec.get("delimiter", "\t")
+    comment = spec.get("comment", "#")
+    exact, least = spec.get("columns"), spec.get("min_columns")
+    said = {"\t": "tab", ",": "comma"}.get(sep, repr(sep))
+    rows = 0
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or line.startswith(comment):
+            continue
+        rows += 1
+        width = len(line.split(sep))
+        if (exact is not None and width != exact) or (least is not None and width < least):
+            want = f"{exact}" if exact is not None else f"at least {least}"
+            return (f"is not {type_name}: line {number} has {width} {said}-separated field(s), not {want}"
+                    + ("; are they separated by spaces?" if sep == "\t" and width == 1 and " " in line else ""))
+    if not rows:
+        return f"is not {type_name}: no data line in its first {HEAD_BYTES // 1024} KiB"
     return None
 
 
@@ -175,10 +221,10 @@ GFF3_COLUMNS = "seqid, source, type, start, end, score, strand, phase, attribute
 _WHOLE_NUMBER = re.compile(r"[0-9]{1,18}")
 
 
-def _head_lines(path: Path) -> list[str] | None:
+def _head_lines(path: Path, text_encoding: str = "utf-8") -> list[str] | None:
     """The lines of the first 64 KiB (the last one left out when the file goes on: it may be cut), or None
-    when that is not UTF-8 text."""
-    text = _text_head(path)
+    when that is not text in `text_encoding`."""
+    text = _text_head(path, text_encoding)
     if text is None:
         return None
     lines = text.splitlines()
@@ -321,7 +367,7 @@ def is_directory(type_name: str) -> bool:
 
 
 def is_table(type_name: str) -> bool:
-    return bool(artifact_types().get(type_name, {}).get("table"))
+    return artifact_types().get(type_name, {}).get("check") == "table"
 
 
 def delimiter(type_name: str) -> str:

@@ -283,7 +283,7 @@ def _hold(decl, name: str, path: str, actual: Path, produced: bool, params: dict
         if not artifacts.is_table(decl.type):
             return OutputResult(name, path, "not as declared", f"it declares columns but is a {decl.type}, not a "
                                                                "table (`snakegate check` says the same)")
-        header = artifacts.table_header(actual, artifacts.delimiter(decl.type))
+        header = artifacts.header(actual, decl.type)
         if header is None:
             return OutputResult(name, path, "not as declared", f"it is not a readable {decl.type} with a header row")
         problem = column_difference(declared, header)
@@ -379,7 +379,7 @@ def input_header(schema: dict, params: dict, param: str, registry_root: Path) ->
     if through_list or not isinstance(kind, str) or not artifacts.is_table(kind) or not isinstance(value, str):
         return None
     path = Path(value) if Path(value).is_absolute() else registry_root / value
-    return artifacts.table_header(path, artifacts.delimiter(kind)) if path.is_file() else None
+    return artifacts.header(path, kind) if path.is_file() else None
 
 
 def compare_output(actual: bytes, expected: bytes, type_name: str, tolerance: float | None = None,

@@ -6,12 +6,25 @@ A workflow may ship `preflight.py` with one pure function
 
 `params` are the resolved params (defaults filled), `artifacts` maps each input
 artifact's param path (`dataset_file`, `samples[0].reads`) to a read-only view
-of that file: its type, size and, by type, its header (`columns`), its arrays'
-shapes and dtypes (`arrays`) or its sequence names (`contigs`, for a VCF or GFF3
-whose first 64 KiB prove the whole list), never its data. Both are deep-frozen (mappings are
-read-only, lists are tuples), so a preflight cannot change what the gate passes
-on. Each returned item becomes a gate error with code `preflight` at
-`params.<path>`.
+of that file: its type, size and, by type,
+- a table: its header (`columns`), and the cheap facts of one bounded streaming pass
+  (`snakegate.contract.table_profile`): `rows`, a per-column `profile` (kind numeric/boolean/text/empty
+  as pandas reads it, missing and distinct counts, value counts when few, min/max), and for a small
+  table its `cells` (typed, read-only rows) so a preflight can replicate a script's row logic exactly;
+  `profile_absent` / `cells_absent` say why either is None (too large; a plan step's output that does
+  not exist yet), and the preflight must then let the run-time check speak;
+- an array archive: its arrays' shapes and dtypes (`arrays`), with the `values` of small 1-D numeric
+  arrays (`snakegate.contract.array_values`: an axis such as the delays, never the data);
+- a VCF or GFF3: its sequence names (`contigs`, when the first 64 KiB prove the whole list);
+- a FASTA: its sequences' names and lengths (`contigs`, `lengths`) and the first line samtools faidx
+  would refuse (`format_problem`), from one bounded pass (`snakegate.contract.sequence_facts`;
+  `facts_absent` says why they are None for a large genome).
+Both are deep-frozen (mappings are read-only, lists are tuples), so a preflight cannot change what the
+gate passes on. Each returned item becomes a gate error with code `preflight` at `params.<path>`.
+
+A table pandas could not read at all (a row with more fields than the header, text that is not UTF-8:
+the profile's `malformed`) is refused here for every workflow, preflight or not, with code `format`:
+every job that reads it would fail.
 
 preflight.py is contributed code: it is never executed in this process. This
 module reads its source and the artifacts' headers and hands them, as plain
@@ -30,7 +43,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from snakegate.contract import artifacts
+from snakegate.contract import array_values, artifacts, sequence_facts, table_profile
 from snakegate import metaschemas
 from snakegate.contract.dialect import format_path, iter_nodes
 from snakegate.gate import sandbox
@@ -44,13 +57,16 @@ def artifact_view(path: Path, type_name: str) -> dict:
     """What a preflight may know about one input file: type, size and header-level facts by type."""
     view: dict[str, Any] = {"type": type_name, "size_bytes": path.stat().st_size}
     if artifacts.is_table(type_name):
-        view["columns"] = artifacts.table_header(path, artifacts.delimiter(type_name)) or []
+        view["columns"] = artifacts.header(path, type_name) or []
+        view.update(table_profile.table_facts(path, artifacts.delimiter(type_name), artifacts.encoding(type_name)))
     arrays = artifacts.array_headers(path, type_name)
     if arrays is not None:
-        view["arrays"] = arrays
+        view["arrays"] = array_values.with_small_values(path, arrays)
     contigs = artifacts.sequence_names(path, type_name)
     if contigs is not None:
         view["contigs"] = contigs
+    if type_name == "fasta":
+        view.update(sequence_facts.fasta_facts(path))
     return view
 
 
@@ -71,24 +87,28 @@ def artifact_views(schema: dict, params: dict, good: Mapping[tuple, Path]) -> di
 
 
 def run(folder: Path, workflow_id: str, schema: dict, params: dict, good: Mapping[tuple, Path]) -> list[GateError]:
-    """The workflow's preflight findings as gate errors; any failure of the preflight itself is one too.
+    """The workflow's preflight findings as gate errors; any failure of the preflight itself is one too; a
+    table no job could read is refused whether or not the workflow ships a preflight.
 
     `good` maps each input artifact's param parts to its resolved path (the gate's data step).
     """
     where = f"workflows/{workflow_id}/{PREFLIGHT_FILE}"
     path = folder / PREFLIGHT_FILE
     try:
-        source = path.read_bytes()
-    except FileNotFoundError:
-        return []
-    except OSError as exc:
-        return [_broken(where, f"{path} cannot be read ({exc.strerror or exc})")]
-    try:
         views = artifact_views(schema, params, good)
     except (OSError, ValueError) as exc:  # changed since the data step checked it: refuse, never crash
         return [GateError(path="params", code="preflight",
                           message=f"an input file could not be read for the preflight check ({exc})",
                           hint="check that the input files exist, are readable and were not changed meanwhile")]
+    errors = malformed_tables(views)
+    if errors:
+        return errors
+    try:
+        source = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        return [_broken(where, f"{path} cannot be read ({exc.strerror or exc})")]
     limits = sandbox.PREFLIGHT_LIMITS
     try:
         answer = sandbox.call("preflight", {"file": str(path), "source": source.decode("utf-8", "surrogateescape"),
@@ -110,6 +130,13 @@ def run(folder: Path, workflow_id: str, schema: dict, params: dict, good: Mappin
         return findings_to_errors(answer.get("found"))
     except ValueError as exc:
         return [_broken(where, f"{where} returned {exc}")]
+
+
+def malformed_tables(views: Mapping[str, dict]) -> list[GateError]:
+    """A `format` error for each table pandas could not read at all (its profile's `malformed` sentence)."""
+    return [GateError(path=f"params.{key}", code="format", message=f"`{key}`: {view['malformed']}",
+                      hint=f"fix the table `{key}` points at, or point it at another one")
+            for key, view in views.items() if view.get("malformed")]
 
 
 def findings_to_errors(found: Any) -> list[GateError]:

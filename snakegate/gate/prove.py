@@ -179,7 +179,7 @@ def _column_errors(wf: Workflow, params: dict, good: dict[tuple, Path | Upstream
             header, where = list(table.columns), f"{table.shown} (its declared columns)"
         else:
             if ref not in headers:
-                headers[ref] = artifacts.table_header(table, artifacts.delimiter(top[ref]["x-artifact"]))
+                headers[ref] = artifacts.header(table, top[ref]["x-artifact"])
             header, where = headers[ref] or [], params[ref]
         if node.value not in header:
             close = did_you_mean(node.value, header)

@@ -133,6 +133,24 @@ def isolation() -> tuple[list[str], str]:
 
 # ---- the workers -----------------------------------------------------------------------------------------
 
+# Snakemake's Slurm executor plugin asks `scontrol show config` when it is imported (to word a help text). In a
+# namespace without network that query cannot reach slurmctld and waits out its 10 s timeout, so every cold
+# gate took 10 s more. Nothing in the sandbox talks to Slurm: there, the Slurm clients fail at once.
+SLURM_CLIENTS = ("scontrol", "squeue", "sinfo", "sacct", "sbatch", "srun", "scancel")
+
+
+def _offline_slurm(tmp: str) -> str:
+    """A folder (inside the worker's own temporary folder) of stand-ins for the Slurm clients that fail at once."""
+    folder = os.path.join(tmp, "offline-bin")
+    os.mkdir(folder, 0o700)
+    for name in SLURM_CLIENTS:
+        path = os.path.join(folder, name)
+        with open(path, "w", encoding="ascii") as f:
+            f.write("#!/bin/sh\necho 'no Slurm inside the snakegate sandbox (it has no network)' >&2\nexit 1\n")
+        os.chmod(path, 0o700)
+    return folder
+
+
 class _Worker:
     """One started worker process and the pipe ends to talk to it."""
 
@@ -142,6 +160,8 @@ class _Worker:
         # when it was killed in the middle of a request
         self.tmp = tempfile.mkdtemp(prefix="snakegate-sandbox-")
         env = scrubbed_env() | {"TMPDIR": self.tmp}
+        if "--net" in prefix:
+            env["PATH"] = _offline_slurm(self.tmp) + os.pathsep + env.get("PATH", os.defpath)
         try:
             self.proc = subprocess.Popen(
                 [*prefix, sys.executable, "-m", WORKER_MODULE], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -230,8 +250,11 @@ def call(kind: str, payload: dict, limits: Limits) -> dict:
     data. Raises SandboxError when it gave none (time, memory, a crash, a worker that could not start)."""
     nonce = secrets.token_hex(16)
     try:
+        # Non-finite floats may cross (a table's profile says a column holds inf; a delay axis may hold NaN):
+        # Python's JSON writes and reads them back as the same floats. Params never hold one: the gate's
+        # shape check refuses NaN and infinity before any request.
         request = json.dumps({"id": nonce, "kind": kind, "payload": payload, "limits": asdict(limits)},
-                             allow_nan=False).encode("utf-8") + b"\n"
+                             allow_nan=True).encode("utf-8") + b"\n"
     except (TypeError, ValueError) as exc:
         raise SandboxError("crashed", f"the values cannot be handed to the sandbox as plain data ({exc})") from None
     pool = _pool(kind)

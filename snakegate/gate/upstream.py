@@ -31,10 +31,13 @@ class Upstream:
         return f"step {self.step}'s output `{self.output}`"
 
     def view(self) -> dict:
-        """What a preflight may know of it: its type and declared columns (no size: it does not exist yet)."""
+        """What a preflight may know of it: its type and declared columns; no size, rows, profile or cells
+        (it does not exist yet: a preflight must let the run-time checks speak for its contents)."""
         view = {"type": self.type, "size_bytes": None, "declared": True}
         if self.columns is not None:
-            view["columns"] = list(self.columns)
+            absent = f"{self.shown} does not exist until the plan runs; its contents are checked then"
+            view.update({"columns": list(self.columns), "rows": None, "profile": None, "profile_absent": absent,
+                         "cells": None, "cells_absent": absent, "malformed": None})
         return view
 
 

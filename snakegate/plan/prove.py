@@ -88,7 +88,7 @@ def _header_of(result: GateResult, schema: dict, upstream: dict[str, Upstream]):
         type_name = (props.get(param) or {}).get("x-artifact")
         if not isinstance(type_name, str) or not artifacts.is_table(type_name):
             return None
-        return artifacts.table_header(Path(value), artifacts.delimiter(type_name))
+        return artifacts.header(Path(value), type_name)
     return header_of
 
 

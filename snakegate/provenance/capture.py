@@ -42,7 +42,7 @@ import gc
 import os
 from pathlib import Path
 
-from snakegate.provenance import environment, gitinfo, jobfacts, runstore, secrets, vocab
+from snakegate.provenance import environment, gitinfo, jobfacts, runstore, secrets, snapshot, vocab
 from snakegate.provenance import jobs as jobrecords
 from snakegate.provenance import origin as originrec
 from snakegate.provenance.capture_jobs import JobRecorder
@@ -54,6 +54,21 @@ from snakegate.provenance.runrecords import artifact_params, run_config_params, 
 TARGET_RULES = ("snakegate_all",)
 SOFTWARE = Q("prov:SoftwareAgent")
 APPLICATION = Q("schema:SoftwareApplication")
+
+
+def run_iri(record: dict, run_id: str) -> str:
+    """A run's IRI: `run:<run_uuid>`, the UUID minted when its run.json was first written (runstore.update_run),
+    so that the same config run in two clones by two people is two runs; `run:<run id>` for a run recorded
+    before run UUIDs."""
+    uuid = record.get("run_uuid") if isinstance(record, dict) else None
+    return f"run:{local(uuid)}" if isinstance(uuid, str) and uuid else f"run:{local(run_id)}"
+
+
+def action_status(status: str | None) -> Q:
+    """schema.org's actionStatus of a run or job status: did it succeed (the finer status is `sg:status`)."""
+    if status == "succeeded":
+        return Q("schema:CompletedActionStatus")
+    return Q("schema:ActiveActionStatus") if status == "running" else Q("schema:FailedActionStatus")
 
 
 def _strings(value) -> Many | str | None:
@@ -76,11 +91,12 @@ class _Builder:
         self.doc = Document()
         declared = {os.path.normpath(self.run_dir / out["path"]): (name, out.get("type"))
                     for name, out in (manifest.get("outputs") or {}).items()}
-        self.files = Files(self.doc, self.root, Path(os.path.abspath(workdir)), self.run_dir, declared)
+        self.files = Files(self.doc, self.root, Path(os.path.abspath(workdir)), self.run_dir, declared,
+                           host_paths=record_hostname)
         self.record = runstore.read_run(self.run_dir)
         self.invocation = runstore.read_json(self.run_dir / runstore.INVOCATION_JSON)
         self.run_id = self.record.get("run_id") or self.run_dir.name
-        self.run_ident = f"run:{local(self.run_id)}"
+        self.run_ident = run_iri(self.record, self.run_id)
         inv = self.invocation.get("invocation") or {}
         self.key, self.secrets = run_secrets(self.run_dir, self.root, self.schema)
         self.scrub = scrub
@@ -88,6 +104,7 @@ class _Builder:
             (inv.get("params") or {})
         self.rules_io = {name: (io or {}) for name, io in (manifest.get("rules") or {}).items()}
         self.agent_ids: dict[str, str] = {}
+        self.tools: dict[str, str] = {}  # external tool name -> its agent (jobs whose command runs it use it)
         self.steps: dict[str, str] = {}
         self.plan = ""
 
@@ -117,30 +134,65 @@ class _Builder:
         self.agent_ids = ids
 
     def _git_folder(self, content_hash: str) -> Path | None:
-        """Where the workflow's git tree is read: the folder itself, or, for a run's copy
-        (runs/<id>/workflow/, outside git), the registry folder it was copied from while that still
-        holds the same content; None when the registry has moved on (its tree would not be what ran)."""
+        """Where the workflow's git tree is read for a run that recorded no source (runs made before
+        source.json): the folder itself, or, for a run's copy (runs/<id>/workflow/, outside git), the registry
+        folder it was copied from while that still holds the same content; None when the registry has moved
+        on (its tree would not be what ran)."""
         if self.run_dir not in self.workflow_folder.parents:
             return self.workflow_folder
         source = self.root / "workflows" / str(self.manifest.get("id") or "")
         return source if source.is_dir() and workflow_hash(source) == content_hash else None
 
-    def _registry_entity(self, git) -> str:
-        """The registry snapshot a run's workflow came from: its git commit, or why there is none."""
-        if git.available and git.commit:
-            registry_id = f"registry:{git.commit}"
-            registry_attrs = {"prov:type": Q("sg:RegistrySnapshot"), "sg:gitCommit": git.commit,
-                              "sg:gitDirty": git.dirty, "sg:gitBranch": git.branch}
+    def _snapshot_entity(self, facts: dict, current: bool = False) -> str:
+        """A registry snapshot: its git commit (`schema:version`, standard; `sg:gitCommit`), or why there is none.
+        `current`: the registry as it is when the record is written, beside the pinned snapshot that ran."""
+        commit = facts.get("commit")
+        if commit:
+            ident = f"registry:{commit}"
+            attrs = {"prov:type": Many((Q("sg:RegistrySnapshot"), Q("schema:SoftwareSourceCode"))),
+                     "prov:label": f"registry at commit {commit[:12]}", "schema:version": commit,
+                     "sg:gitCommit": commit, "sg:gitDirty": facts.get("dirty"), "sg:gitBranch": facts.get("branch")}
         else:
-            registry_id = "registry:no-git"
-            registry_attrs = {"prov:type": Q("sg:RegistrySnapshot"), "sg:git": git.reason or "no git"}
-        self.doc.entity(registry_id, registry_attrs)
-        return registry_id
+            ident = "registry:no-git" if not current else "registry:no-git/current"
+            attrs = {"prov:type": Q("sg:RegistrySnapshot"), "sg:git": facts.get("git") or "no git"}
+        if current:
+            attrs["prov:label"] = f"the registry when this record was written{f' (commit {commit[:12]})' if commit else ''}"
+            attrs["sg:gitTree"] = facts.get("tree")
+            attrs["sg:gitTreeDirty"] = facts.get("tree_dirty")
+        self.doc.entity(ident, attrs)
+        return ident
+
+    def _registry_entity(self, git) -> str:
+        """The registry snapshot of a git state (gitinfo.GitState) read now."""
+        facts = ({"commit": git.commit, "dirty": git.dirty, "branch": git.branch} if git.available and git.commit
+                 else {"git": git.reason or "no git"})
+        return self._snapshot_entity(facts)
+
+    def pinned_snapshot(self, home: Path, content_hash: str, folder: Path | None) -> tuple[dict, str]:
+        """(source facts, snapshot entity) of the workflow copy in `home` (its source.json, snapshot.py); a run
+        made before source.json: the registry as it is now, with the tree of `folder` (where the tree is read,
+        see _git_folder) only while it still holds what ran."""
+        facts = snapshot.read(home)
+        if facts is None:
+            git = gitinfo.git_state(self.root, folder)
+            facts = ({"commit": git.commit, "dirty": git.dirty, "branch": git.branch, "tree": git.workflow_tree,
+                      "tree_dirty": git.workflow_dirty} if git.available and git.commit else
+                     {"git": git.reason or "no git"})
+        return facts, self._snapshot_entity(facts)
+
+    def current_registry(self, pinned: dict, wf_id: str) -> None:
+        """The registry as it is when the record is written, when its commit is not the pinned one (a rerun of an
+        old run, a registry that moved on during the run): used by the run, its workflow folder's tree beside it."""
+        folder = self.root / "workflows" / wf_id
+        now = snapshot.of_git(folder if folder.is_dir() else self.root)
+        if now.get("commit") == pinned.get("commit") and now.get("tree") == pinned.get("tree"):
+            return
+        ident = self._snapshot_entity(now, current=True)
+        self.doc.used(self.run_ident, ident, role="sg:currentRegistry")
 
     def workflow(self) -> str:
         content_hash = workflow_hash(self.workflow_folder)
-        git = gitinfo.git_state(self.root, self._git_folder(content_hash))
-        registry_id = self._registry_entity(git)
+        facts, registry_id = self.pinned_snapshot(self.run_dir, content_hash, self._git_folder(content_hash))
         wf_id = self.manifest.get("id") or self.workflow_folder.name
         _, shown = self.files.shown(str(self.workflow_folder))
         ident = f"wf:{local(wf_id)}/{content_hash}"
@@ -150,13 +202,37 @@ class _Builder:
         self.doc.entity(ident, {
             "prov:type": Many((Q("prov:Plan"), Q("wfdesc:Workflow"), Q("schema:SoftwareSourceCode"))),
             "prov:label": self.manifest.get("title") or wf_id, "schema:name": self.manifest.get("title") or wf_id,
-            "schema:version": self.manifest.get("version"), "sg:workflowId": wf_id, "sg:contentHash": content_hash,
+            "schema:version": self.manifest.get("version"), "dct:identifier": wf_id, "sg:workflowId": wf_id,
+            "sg:contentHash": content_hash,
             "sg:gatedContentHash": inv.get("workflow_hash") if inv.get("workflow_hash") != content_hash else None,
-            "sg:path": shown, "sg:gitTree": git.workflow_tree, "sg:gitTreeDirty": git.workflow_dirty,
+            "prov:location": shown, "sg:gitTree": facts.get("tree"), "sg:gitTreeDirty": facts.get("tree_dirty"),
+            "sg:copiedVia": Q(self.sibling_iri(facts["via_run"])) if facts.get("via_run") else None,
             "dct:isPartOf": Q(registry_id)})
         self.plan = ident
+        self.current_registry(facts, str(wf_id))
+        self.contract()
         for rule in self.manifest.get("rules") or {}:
             self.step(rule)
+        return ident
+
+    def contract(self) -> None:
+        """The workflow's parameters and declared outputs as wfdesc:Input / wfdesc:Output of the workflow."""
+        for name, sub in (self.schema.get("properties") or {}).items():
+            self.parameter(self.plan, f"plan:param/{local(name)}", "wfdesc:Input", name,
+                           sub.get("x-artifact") if isinstance(sub, dict) else None,
+                           sub.get("description") if isinstance(sub, dict) else None)
+        for name, out in (self.manifest.get("outputs") or {}).items():
+            self.parameter(self.plan, f"plan:output/{local(name)}", "wfdesc:Output", name, out.get("type"),
+                           out.get("description"))
+
+    def parameter(self, owner: str, ident: str, kind: str, name: str, artifact_type: str | None,
+                  description: str | None = None) -> str:
+        """A parameter (wfdesc:Input or wfdesc:Output) of a workflow or one of its steps, linked from it."""
+        if ident not in self.doc.elements:
+            self.doc.entity(ident, {"prov:type": Many((Q(kind), Q("wfdesc:Parameter"))), "prov:label": name,
+                                    "schema:name": name, "sg:artifactType": artifact_type,
+                                    "schema:description": description})
+            self.doc.add_values(owner, "wfdesc:hasInput" if kind == "wfdesc:Input" else "wfdesc:hasOutput", Q(ident))
         return ident
 
     def step(self, rule: str) -> str:
@@ -165,9 +241,17 @@ class _Builder:
         if step is None:
             step = self.steps[rule] = self.doc.entity(f"plan:rule/{local(rule)}", {
                 "prov:type": Many((Q("prov:Plan"), Q("wfdesc:Process"))), "prov:label": f"rule {rule}",
-                "sg:rule": rule})
+                "schema:name": rule, "sg:rule": rule})
             self.doc.add_values(self.plan, "wfdesc:hasSubProcess", Q(step))
+            self.step_io(rule, step, self.rules_io.get(rule) or {})
         return step
+
+    def step_io(self, rule: str, step: str, io: dict) -> None:
+        """A step's declared inputs and outputs (workflow.yaml `rules:`) as its wfdesc parameters: the role IRIs
+        its jobs use and generate files with."""
+        for direction, kind in (("input", "wfdesc:Input"), ("output", "wfdesc:Output")):
+            for name, artifact_type in ((io or {}).get(direction) or {}).items():
+                self.parameter(step, f"{step}/{direction}/{local(name)}", kind, name, artifact_type)
 
     # the invocation, the gate and the approval ----------------------------------------------------
     def invocation_entity(self) -> str:
@@ -175,11 +259,24 @@ class _Builder:
         inv_id = self.invocation.get("invocation_id") or self.record.get("invocation_id") or "unknown"
         ident = f"inv:{local(inv_id)}"
         self.doc.entity(ident, {
-            "prov:type": Q("sg:Invocation"), "prov:label": f"invocation {inv_id[:12]}", "sg:invocationId": inv_id,
-            "sg:workflow": inv.get("workflow"), "sg:version": inv.get("version"),
+            "prov:type": Q("sg:Invocation"), "prov:label": f"invocation {inv_id[:12]}", "dct:identifier": inv_id,
+            "sg:invocationId": inv_id, "sg:workflow": inv.get("workflow"), "sg:version": inv.get("version"),
             "sg:workflowHash": inv.get("workflow_hash"), "sg:params": canonical_json(self.params),
             "sg:inputHashes": canonical_json(inv.get("inputs") or {})})
         return ident
+
+    def parameter_values(self, inv_ident: str) -> None:
+        """Each parameter's value as the run used it: a schema:PropertyValue (name, value: the value itself, JSON
+        text for a list or an object, an `x-sensitive` one as its keyed hash) that is part of the invocation,
+        described by the workflow's parameter and used by the run in that parameter's role."""
+        for name, value in sorted(self.params.items()):
+            role = f"plan:param/{local(name)}"
+            shown = value if isinstance(value, (str, int, float, bool)) else canonical_json(value)
+            ident = self.doc.entity(f"{inv_ident}/param/{local(name)}", {
+                "prov:type": Q("schema:PropertyValue"), "prov:label": f"{name} = {shown}"[:200],
+                "schema:name": name, "schema:value": shown, "dct:isPartOf": Q(inv_ident),
+                "wfprov:describedByParameter": Q(role) if role in self.doc.elements else None})
+            self.doc.used(self.run_ident, ident, role=role if role in self.doc.elements else None)
 
     def gate(self, inv_ident: str) -> str:
         """The gate's decision: an activity that used each input at the bytes it hashed (a file changed
@@ -254,17 +351,28 @@ class _Builder:
         if origin is None:
             return
         doc = self.doc
-        model = doc.agent(f"agent:model/{local(origin['proposed_by_backend'])}/{local(origin['model'])}", {
-            "prov:type": SOFTWARE, "prov:label": origin["model"], "sg:model": origin["model"],
-            "sg:answeredBy": origin.get("answered_by"), "sg:backend": origin["proposed_by_backend"]})
-        doc.attributed(inv_ident, model)
+        backend_name = origin["proposed_by_backend"]
+        backend = doc.agent(f"agent:backend/{local(backend_name)}", {
+            "prov:type": Many((SOFTWARE, APPLICATION)), "prov:label": f"{backend_name} backend",
+            "schema:name": backend_name})
+        model = doc.agent(f"agent:model/{local(backend_name)}/{local(origin['model'])}", {
+            "prov:type": Many((SOFTWARE, APPLICATION)), "prov:label": origin["model"], "schema:name": origin["model"],
+            "schema:provider": Q(backend), "sg:model": origin["model"], "sg:answeredBy": origin.get("answered_by"),
+            "sg:backend": backend_name})
+        doc.attributed(inv_ident, model)  # the model proposed the invocation
         approver = doc.agent(f"agent:person/{local(origin['approved_by'])}", {
             "prov:type": Many((Q("prov:Person"), Q("schema:Person"))), "prov:label": origin["approved_by"],
             "schema:name": origin["approved_by"]})
         when = originrec.approval_time(origin)
         approval = doc.activity(f"{self.run_ident}/approval", when, when, {
-            "prov:type": Q("sg:Approval"), "prov:label": f"{origin['approved_by']} approved the invocation",
-            "sg:conversationId": origin.get("conversation_id"), "sg:transcriptSha256": origin.get("transcript_sha256")})
+            "prov:type": Many((Q("sg:Approval"), Q("schema:AcceptAction"))),
+            "prov:label": f"{origin['approved_by']} approved the invocation", "schema:agent": Q(approver),
+            "schema:object": Q(inv_ident), "sg:conversationId": origin.get("conversation_id")})
+        if origin.get("transcript_sha256") or origin.get("conversation_id"):
+            transcript = doc.entity(f"{self.run_ident}/transcript", {
+                "prov:type": Q("schema:Conversation"), "prov:label": "the chat up to the approval",
+                "schema:identifier": origin.get("conversation_id"), "schema:sha256": origin.get("transcript_sha256")})
+            doc.used(approval, transcript, role="sg:transcript")
         doc.used(approval, inv_ident, role="sg:approvedInvocation")
         doc.associated(approval, approver, role="sg:approver")
         doc.associated(approval, model, role="sg:proposer")
@@ -281,16 +389,18 @@ class _Builder:
                  "sg:osRelease": facts["os_release"], "sg:platform": facts["platform"],
                  "sg:machine": facts["machine"], "sg:cpuCount": facts["cpu_count"],
                  "sg:usableCpuCount": facts["usable_cpus"], "sg:hostname": facts.get("hostname"),
-                 "sg:pythonDistribution": Many(distributions) if len(distributions) > 1 else
+                 "schema:softwareRequirements": Many(distributions) if len(distributions) > 1 else
                  (distributions[0] if distributions else None)}
         ident = doc.entity(f"env:{sha256_text(canonical_json([facts, distributions]))}", attrs)
         doc.used(self.run_ident, ident, role="sg:runEnvironment")
         for tool in environment.tool_facts(self.manifest.get("tools")):
+            path = tool["path"] if self.record_hostname or not tool["path"] else os.path.basename(tool["path"])
             agent = doc.agent(f"agent:tool/{local(tool['name'])}", {
                 "prov:type": Many((SOFTWARE, APPLICATION)), "prov:label": f"{tool['name']} {tool['version'] or ''}"
                 .strip(), "schema:name": tool["name"], "schema:softwareVersion": tool["version"] or "unknown",
-                "sg:executable": tool["path"], "sg:sha256": tool["sha256"], "sg:found": tool["path"] is not None})
+                "sg:executable": path, "schema:sha256": tool["sha256"], "sg:found": tool["path"] is not None})
             doc.associated(self.run_ident, agent, role="sg:externalTool")
+            self.tools[tool["name"]] = agent
 
     def builtins(self) -> dict[str, str]:
         """builtin value -> dataset entity, used by the run (and, in capture_jobs, the jobs naming it)."""
@@ -316,6 +426,14 @@ class _Builder:
         self.doc.used(self.run_ident, config, role="sg:runConfig")
         return config
 
+    def sibling_iri(self, run_id: str) -> str:
+        """The IRI of another run of this registry named by its folder (its run_uuid, as run_iri), read from its
+        run.json; only a plain folder name is looked up (a source.json is a file in a run folder)."""
+        name = str(run_id)
+        if name in ("", ".", "..") or "/" in name or "\\" in name:
+            return f"run:{local(name)}"
+        return run_iri(runstore.read_run(self.run_dir.parent / name), name)
+
     def lineage(self, config: str | None, inv_ident: str) -> None:
         """A rerun and a fork as relations to their parent run and its files."""
         rec = self.record
@@ -324,17 +442,22 @@ class _Builder:
             return
         kind = "sg:Fork" if rec.get("parent_run") else "sg:Rerun"
         parent_dir = self.run_dir.parent / parent
-        parent_ident = f"run:{local(parent)}"
-        self.doc.activity(parent_ident, None, None, {"prov:type": Q("wfprov:WorkflowRun"), "sg:runId": parent})
+        parent_ident = self.parent_ident = run_iri(runstore.read_run(parent_dir), parent)
+        self.doc.activity(parent_ident, None, None, {"prov:type": Q("wfprov:WorkflowRun"), "dct:identifier": parent})
         self.doc.informed(self.run_ident, parent_ident, kind=kind)
         parent_config = parent_dir / runstore.CONFIG_YAML
         if config and parent_config.is_file():
             self.doc.derived(config, self.files.at(str(parent_config)))
+        # which run it repeats or changes, in standard terms: a rerun used the invocation its parent used; a
+        # fork's invocation is a revision of the one its parent used
         parent_inv = rec.get("parent_invocation_id")
         if kind == "sg:Fork" and parent_inv and f"inv:{local(parent_inv)}" != inv_ident:
             parent_inv_ident = self.doc.entity(f"inv:{local(parent_inv)}", {
-                "prov:type": Q("sg:Invocation"), "sg:invocationId": parent_inv})
+                "prov:type": Q("sg:Invocation"), "dct:identifier": parent_inv, "sg:invocationId": parent_inv})
             self.doc.derived(inv_ident, parent_inv_ident, kind="prov:Revision")
+            self.doc.used(parent_ident, parent_inv_ident, role="sg:gatedInvocation")
+        elif kind == "sg:Rerun":
+            self.doc.used(parent_ident, inv_ident, role="sg:gatedInvocation")
         if kind == "sg:Rerun":
             for abspath in sorted(self.files.declared):
                 mine = self.files.by_path.get(abspath)
@@ -386,30 +509,37 @@ class _Builder:
         end = runstore.parse_time(rec.get("ended"))
         if start and end and end < start:
             end = start
-        counts = {s: sum(1 for j in jobs if j.status == s) for s in ("succeeded", "failed", "incomplete", "cancelled")}
+        counts = {s: sum(1 for j in jobs if j.status == s)
+                  for s in ("succeeded", "failed", "incomplete", "cancelled", "interrupted")}
         parent = rec.get("parent_run")
+        parent_ident = getattr(self, "parent_ident", None)
         failure = rec.get("failure") if isinstance(rec.get("failure"), dict) else {}
         changed = [c for c in rec.get("input_changed") or [] if isinstance(c, dict)]
+        reused = rec.get("reused") if isinstance(rec.get("reused"), list) else None
         attrs = {
             "prov:type": Q("wfprov:WorkflowRun"), "prov:label": f"{self.manifest.get('id')} run {self.run_id}",
-            "sg:runId": self.run_id, "sg:status": self.status, "sg:source": rec.get("source"),
-            "sg:runFolder": self.files.shown(str(self.run_dir))[1],
+            "dct:identifier": self.run_id, "schema:actionStatus": action_status(self.status),
+            "sg:status": self.status, "sg:source": rec.get("source"),
+            "wfprov:describedByWorkflow": Q(self.plan) if self.plan else None,
+            "prov:location": self.files.shown(str(self.run_dir))[1],
             "sg:failedRule": rec.get("failed_rule") or failure.get("rule"),
-            "sg:error": scrub(rec.get("error"), self.secrets, self.key),
+            "schema:error": scrub(rec.get("error"), self.secrets, self.key),
             "sg:failureException": failure.get("exception"),
             "sg:failureMessage": scrub(failure.get("message"), self.secrets, self.key),
             "sg:stoppedAt": Q(failed_ident) if failed_ident else None, "sg:cancelledBy": rec.get("cancelled_by"),
             "sg:runningJob": _strings(rec.get("running_jobs")),
             "sg:missingOutput": _strings(rec.get("missing_outputs")),
             "sg:inputChanged": _strings([c.get("path") or c.get("param") for c in changed]),
-            "sg:reused": _strings(rec.get("reused")) if isinstance(rec.get("reused"), list) else None,
+            "sg:reused": _strings([canonical_json(r) for r in reused]) if reused else None,
             "sg:interruptedDetectedAt": rec.get("interrupted_detected_at"),
             "sg:jobsPlanned": planned, "sg:jobsSucceeded": counts["succeeded"], "sg:jobsFailed": counts["failed"],
-            "sg:jobsIncomplete": counts["incomplete"], "sg:jobsCancelled": counts["cancelled"] or None,
-            "sg:rerunOf": Q(f"run:{local(rec['rerun_of'])}") if rec.get("rerun_of") else None,
-            "sg:forkOf": Q(f"run:{local(parent)}") if parent else None,
+            # started and never finished: killed with the run (interrupted) or left unfinished
+            "sg:jobsIncomplete": counts["incomplete"] + counts["interrupted"],
+            "sg:jobsCancelled": counts["cancelled"] or None,
+            "sg:rerunOf": Q(parent_ident) if rec.get("rerun_of") and parent_ident else None,
+            "sg:forkOf": Q(parent_ident) if parent and parent_ident else None,
             "sg:forkChanges": canonical_json(rec["fork_changes"]) if rec.get("fork_changes") else None,
-            **_recovery(rec),
+            **_recovery(rec, parent_ident),
             **jobfacts.run_attributes(rec),
         }
         log = failure.get("log")
@@ -479,6 +609,7 @@ class _Builder:
         doc.activity(self.run_ident)
         wf = self.workflow()
         inv = self.invocation_entity()
+        self.parameter_values(inv)
         gate = self.gate(inv)
         self.staging(gate)
         config = self.config_entity(inv)
@@ -500,6 +631,8 @@ class _Builder:
         self.run_activity(jobs, failed_ident, planned)
         self.refinement()
         self.verdict()
+        if not self.record_hostname:
+            hide_host_paths(doc, self.root)
         return doc
 
     def job_stderr_and_failure(self, jobs) -> None:
@@ -530,6 +663,28 @@ class _Builder:
         inv = (self.invocation.get("invocation") or {}).get("params") or {}
         return {k: (str(self.root / v) if isinstance(v, str) and (self.root / v).is_file() else v)
                 for k, v in inv.items()}
+
+
+def hide_host_paths(doc: Document, root: Path) -> None:
+    """With `record_hostname = false`: no absolute path of this machine in any attribute (a job's command names
+    its stderr file, an error its log): the registry root becomes `.`, the home folder `~`."""
+    root_text = str(root).rstrip("/")
+    home = os.path.expanduser("~").rstrip("/")
+    swaps = [(root_text + "/", ""), (root_text, ".")] + ([(home + "/", "~/"), (home, "~")] if len(home) > 1 else [])
+
+    def clean(value):
+        if type(value) is str:
+            for old, new in swaps:
+                if old in value:
+                    value = value.replace(old, new)
+            return value
+        if isinstance(value, Many):
+            return Many([clean(v) for v in value])
+        return value
+
+    for element in doc.elements.values():
+        element[3] = {k: clean(v) for k, v in element[3].items()}
+    doc.relations[:] = [(kind, formal, {k: clean(v) for k, v in attrs.items()}) for kind, formal, attrs in doc.relations]
 
 
 def _log_text(run_dir: Path, snakemake_log: str | None) -> str:
@@ -572,10 +727,12 @@ def capture(run_dir: Path, registry_root: Path, workdir: Path, manifest: dict, s
             gc.enable()
 
 
-def _recovery(record: dict) -> dict:
-    """A recovery fork's link to the failure it answers (run.json `recovery_of: {run, check}`), next to sg:forkOf."""
+def _recovery(record: dict, parent_ident: str | None) -> dict:
+    """A recovery fork's link to the failure it answers (run.json `recovery_of: {run, check}`), next to sg:forkOf:
+    the same run, so the same IRI (`parent_ident`, its run_uuid)."""
     rec = record.get("recovery_of")
-    if not isinstance(rec, dict) or not isinstance(rec.get("run"), str) or rec["run"] != record.get("parent_run"):
+    if not isinstance(rec, dict) or not isinstance(rec.get("run"), str) or rec["run"] != record.get("parent_run") \
+            or not parent_ident:
         return {}
-    return {"sg:recoveryOf": Q(f"run:{local(rec['run'])}"),
+    return {"sg:recoveryOf": Q(parent_ident),
             "sg:recoveredCheck": rec.get("check") if isinstance(rec.get("check"), str) else None}

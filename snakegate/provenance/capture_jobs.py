@@ -7,11 +7,16 @@ with the run as starter, at the job's start), is associated with Snakemake
 wfdesc:Process), used its input files and generated its outputs and log with
 roles that are IRIs (`plan:rule/<rule>/input/<name>`, `.../output/<name>`,
 `sg:jobLog`), and each output `wasDerivedFrom` each input. A failed job
-carries its error; a job a cancel killed is "cancelled".
+carries its error (`schema:error`); every job says whether it succeeded (`schema:actionStatus`) and
+its finer status (`sg:status`): a job a cancel stopped is "cancelled", one killed with the run "interrupted"
+(stopped_status). A job is `wfprov:describedByProcess` its step, and associated with each external tool its
+shell command runs (workflow.yaml `tools:`, role `sg:externalTool`). Its params are JSON values.
 
-IO names (roles) come from the manifest's rule IO: the rule's only name, else
-the declared output at that path, the producer's output name, the
-`x-artifact` param, a unique type match, or a file-name match.
+IO names (roles) are the names the job gave its files, as the guard saw them
+(runs/<id>/jobio/, jobfacts.py); for a job without that record they come from
+the manifest's rule IO: the rule's only name, else the declared output at that
+path, the producer's output name, the `x-artifact` param, a unique type match,
+or a file-name match.
 
 Per-job facts a later source knows (a scheduler's job id and node, job-side
 times) arrive in `Job.facts` (attribute name -> value, names from the
@@ -23,6 +28,9 @@ records to the document directly and caches what repeats. Reads nothing.
 
 from __future__ import annotations
 
+import ast
+import json
+import re
 from json.encoder import encode_basestring as _json_str
 from pathlib import Path
 
@@ -33,6 +41,43 @@ from snakegate.provenance.hashing import canonical_json
 
 JOB = Q("wfprov:ProcessRun")
 LOG_ROLE = Q("sg:jobLog")
+TOOL_ROLE = Q("sg:externalTool")
+COMPLETED, FAILED = Q("schema:CompletedActionStatus"), Q("schema:FailedActionStatus")
+
+
+def stopped_status(run_status: str, job_status: str) -> str:
+    """A job's status as the run's end explains it: in a cancelled run every job that did not succeed was
+    stopped by the cancel (Snakemake reports a job it killed on Ctrl-C as an error); in an interrupted run a
+    job that started and never finished was killed with the run. A job that failed on its own before a kill
+    stays failed."""
+    if run_status == "cancelled" and job_status != "succeeded":
+        return "cancelled"
+    if run_status == "interrupted" and job_status == "incomplete":
+        return "interrupted"
+    return job_status
+
+
+def params_json(reprs: list) -> list:
+    """A job's params as Snakemake's metadata keeps them (each value's Python repr) turned into JSON values:
+    a repr that is a Python literal becomes that value, any other stays its text."""
+    out = []
+    for text in reprs:
+        try:
+            value = ast.literal_eval(text) if isinstance(text, str) else text
+            json.dumps(value)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            value = text
+        out.append(value)
+    return out
+
+
+def tools_run_by(command: str | None, tools: dict[str, str]) -> list[str]:
+    """The external tools (workflow.yaml `tools:`, name -> agent) a job's shell command runs: each named as a
+    command word (at its start, or after a pipe, `;`, `&&`, `(` or `$(`)."""
+    if not command or not tools:
+        return []
+    return [agent for name, agent in sorted(tools.items())
+            if re.search(rf"(?:^|[|;&(`]|\$\()\s*(?:exec\s+)?{re.escape(name)}(?=\s|$)", command, re.MULTILINE)]
 
 
 def _pick(names: dict[str, str], path: str) -> str | None:
@@ -60,6 +105,20 @@ def script_of(code: str | None) -> str | None:
     return None
 
 
+def _named_paths(job, direction: str) -> dict[str, str]:
+    """Absolute path -> the IO name the job gave it (the guard's record of the job), {} without one."""
+    named = (job.io or {}).get(direction) or {}
+    return {path: name for name, paths in named.items() for path in paths}
+
+
+def _one_type(declared: str | None, seen: str | None) -> str | None:
+    """The artifact type of a file whose IO name declares `declared` (`a|b` when it takes either): the one the
+    file was seen as when that is one of them, else the declaration."""
+    if declared and "|" in declared and seen in declared.split("|"):
+        return seen
+    return declared or seen
+
+
 def role(rule: str, direction: str, name: str) -> Q:
     return Q(f"plan:rule/{local(rule)}/{direction}/{local(name)}")
 
@@ -72,28 +131,33 @@ class JobRecorder:
         self.rules_io = builder.rules_io
 
     def output_roles(self, jobs) -> dict[str, tuple[str | None, str | None]]:
-        """Output file (absolute) -> (IO name, artifact type) from the manifest's rule IO."""
+        """Output file (absolute) -> (IO name, artifact type) from the job's own names, else the manifest's rule IO."""
         roles = {}
         declared = self.b.files.declared
         for job in jobs:
             names = (self.rules_io.get(job.rule) or {}).get("output") or {}
+            own = _named_paths(job, "output")
             for out in job.outputs:
                 abspath = self.b.files.abspath(out)
-                name = None
-                if len(names) == 1:
+                name = own.get(abspath) if own.get(abspath) in names else None
+                if name is None and len(names) == 1:
                     name = next(iter(names))
-                elif abspath in declared and declared[abspath][0] in names:
+                elif name is None and abspath in declared and declared[abspath][0] in names:
                     name = declared[abspath][0]
-                elif names:
+                elif name is None and names:
                     name = _pick(names, out)
                 roles[abspath] = (name, names.get(name) if name else None)
         return roles
 
-    def input_role(self, rule: str, abspath: str, out_roles, artifacts) -> tuple[str | None, str | None]:
+    def input_role(self, rule: str, abspath: str, out_roles, artifacts, own: dict | None = None
+                   ) -> tuple[str | None, str | None]:
         names = (self.rules_io.get(rule) or {}).get("input") or {}
         produced = out_roles.get(abspath)
         param = artifacts.get(abspath)
         ftype = (produced[1] if produced else None) or (param[1] if param else None)
+        named = (own or {}).get(abspath)
+        if named is not None and named in names:
+            return named, _one_type(names[named], ftype)
         if len(names) == 1:
             name = next(iter(names))
             return name, names[name] or ftype
@@ -142,7 +206,9 @@ class JobRecorder:
         scripts: dict[str, str] = {}
         failed_ident = None
         log_role = {"prov:role": LOG_ROLE}
-        cancelled = b.status in ("cancelled", "interrupted")
+        tools = getattr(b, "tools", {})
+        ended = runstore.parse_time(b.record.get("ended"))
+        run_end = ended.timestamp() if ended else None
         jobs = sorted(jobs, key=lambda j: (j.start if j.start is not None else float("inf"), j.rule, j.outputs))
         for job in jobs:
             base = rule_ids.get(job.rule)
@@ -158,11 +224,14 @@ class JobRecorder:
                     n += 1
                 ident = f"{ident}-{n}"
             used_ids.add(ident)
-            if cancelled and job.status != "succeeded":
-                job.status = "cancelled"  # Snakemake reports a job it killed on Ctrl-C as an error
+            job.status = stopped_status(b.status, job.status)
+            if job.status in ("cancelled", "interrupted") and job.end is None and run_end is not None \
+                    and (job.start is None or run_end >= job.start):
+                job.end = run_end  # stopped with the run: it ended when the run did (for a kill, the run's bound)
             status = job.status
-            attrs = {"prov:type": JOB, "wfprov:wasPartOfWorkflowRun": part_of, "sg:rule": job.rule,
-                     "sg:status": status}
+            attrs = {"prov:type": JOB, "wfprov:wasPartOfWorkflowRun": part_of,
+                     "wfprov:describedByProcess": Q(step_of(job.rule)), "sg:rule": job.rule,
+                     "schema:actionStatus": COMPLETED if status == "succeeded" else FAILED, "sg:status": status}
             if job.wildcards:
                 attrs["sg:wildcards"] = _wildcards_json(job.wildcards)
             if job.shellcmd:
@@ -177,10 +246,10 @@ class JobRecorder:
                     attrs["sg:code"] = scrub(job.code, hidden, key)
             params_text = None
             if job.params:
-                params_text = scrub(canonical_json(job.params), hidden, key)
+                params_text = scrub(canonical_json(params_json(job.params)), hidden, key)
                 attrs["sg:params"] = params_text
             if job.error:
-                attrs["sg:error"] = scrub(job.error, hidden, key)
+                attrs["schema:error"] = scrub(job.error, hidden, key)
             if job.facts:
                 for name, value in job.facts.items():
                     attrs.setdefault(name, value)
@@ -188,15 +257,18 @@ class JobRecorder:
             elements[ident] = ["activity", start, epoch_text(job.end), attrs]
             relations(("wasAssociatedWith", (ident, engine, step_of(job.rule)), {}))
             relations(("wasStartedBy", (ident, None, run, start), {}))
-            if status in ("failed", "cancelled") and failed_ident is None:
+            for tool in tools_run_by(job.shellcmd, tools):
+                relations(("wasAssociatedWith", (ident, tool, None), {"prov:role": TOOL_ROLE}))
+            if status in ("failed", "cancelled", "interrupted") and failed_ident is None:
                 failed_ident = ident
             inputs = []
+            own_inputs = _named_paths(job, "input") if job.io else None
             for path in job.inputs:
                 cache_key = (job.rule, path)
                 known = input_roles.get(cache_key)
                 if known is None:
                     full = abspath(path)
-                    name, ftype = self.input_role(job.rule, full, out_roles, artifacts)
+                    name, ftype = self.input_role(job.rule, full, out_roles, artifacts, own_inputs)
                     known = input_roles[cache_key] = (full, {"sg:artifactType": ftype} if ftype else None,
                                                       {"prov:role": role(job.rule, "input", name)} if name else {})
                 full, type_attrs, role_attrs = known

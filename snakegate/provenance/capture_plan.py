@@ -21,7 +21,7 @@ import gc
 import os
 from pathlib import Path
 
-from snakegate.provenance import gitinfo, runstore, secrets
+from snakegate.provenance import runstore, secrets
 from snakegate.provenance.capture import _Builder, _log_text
 from snakegate.provenance.document import Many, Q, local
 from snakegate.provenance.hashing import canonical_json, sha256_text, workflow_hash
@@ -77,25 +77,23 @@ class _PlanBuilder(_Builder):
             "prov:type": Many((Q("prov:Plan"), Q("wfdesc:Workflow"), Q("sg:Plan"))),
             "prov:label": f"plan {label}" if label else "plan", "sg:planLabel": label,
             "sg:invocationId": inv_id})
-        registry_id = None
         for name, manifest, _schema, folder in self.plan_steps:
             wf_id = manifest.get("id") or name
             content_hash = workflow_hash(folder)
             ident = f"wf:{local(wf_id)}/{content_hash}"
             _, shown = self.files.shown(str(folder))
-            # the registry commit and the step's git tree, as for one workflow: its copy's source folder while
-            # that still holds what ran (else no tree: the registry has moved on)
+            # the registry commit and the step's git tree, as for one workflow: the step copy's source.json
+            # (snapshot.py); a run made before it: its copy's source folder while that still holds what ran
             source = self.root / "workflows" / str(wf_id)
-            git = gitinfo.git_state(self.root, source if source.is_dir() and workflow_hash(source) == content_hash
-                                    else None)
-            if registry_id is None:
-                registry_id = self._registry_entity(git)
+            facts, snapshot_id = self.pinned_snapshot(
+                Path(folder).parent, content_hash,
+                source if source.is_dir() and workflow_hash(source) == content_hash else None)
             self.doc.entity(ident, {
                 "prov:type": Many((Q("prov:Plan"), Q("wfdesc:Workflow"), Q("schema:SoftwareSourceCode"))),
                 "prov:label": manifest.get("title") or wf_id, "schema:name": manifest.get("title") or wf_id,
-                "schema:version": manifest.get("version"), "sg:workflowId": wf_id, "sg:contentHash": content_hash,
-                "sg:path": shown, "sg:gitTree": git.workflow_tree, "sg:gitTreeDirty": git.workflow_dirty,
-                "dct:isPartOf": Q(registry_id)})
+                "schema:version": manifest.get("version"), "dct:identifier": wf_id, "sg:workflowId": wf_id,
+                "sg:contentHash": content_hash, "prov:location": shown, "sg:gitTree": facts.get("tree"),
+                "sg:gitTreeDirty": facts.get("tree_dirty"), "dct:isPartOf": Q(snapshot_id)})
             self.doc.add_values(plan_ident, "wfdesc:hasSubProcess", Q(ident))
             self.step_workflows[name] = ident
             for rule in manifest.get("rules") or {}:

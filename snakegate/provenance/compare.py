@@ -68,6 +68,23 @@ def types_of(attrs: dict) -> set[str]:
     return {str(plain(v)) for v in values}
 
 
+def path_of(attrs: dict) -> Any:
+    """A file's (or workflow folder's) recorded path: `prov:location`, or `sg:path` in records made before
+    snakegate wrote standard terms."""
+    return plain(attrs.get("prov:location")) or plain(attrs.get("sg:path"))
+
+
+def sha256_of(attrs: dict) -> Any:
+    """A file's recorded sha256: `schema:sha256`, or `sg:sha256` in older records."""
+    return plain(attrs.get("schema:sha256")) or plain(attrs.get("sg:sha256"))
+
+
+def size_of(attrs: dict) -> Any:
+    """A file's recorded size in bytes: `schema:contentSize`, or `sg:size` in older records."""
+    value = attrs.get("schema:contentSize")
+    return plain(value) if value is not None else plain(attrs.get("sg:size"))
+
+
 # ---- verify --------------------------------------------------------------------------------------
 @dataclass
 class Mismatch:
@@ -109,10 +126,9 @@ def recorded_files(prov: dict) -> list[dict]:
     """Every entity with a recorded sha256: {id, path, sha256, size}."""
     out = []
     for ident, attrs in (prov.get("entity") or {}).items():
-        digest = plain(attrs.get("sg:sha256"))
-        path = plain(attrs.get("sg:path"))
-        if digest and path:
-            out.append({"id": ident, "path": path, "sha256": digest, "size": plain(attrs.get("sg:size"))})
+        digest, path = sha256_of(attrs), path_of(attrs)
+        if digest and path and not str(path).startswith("<"):  # a path left out of the record is not checked
+            out.append({"id": ident, "path": path, "sha256": digest, "size": size_of(attrs)})
     return out
 
 
@@ -139,7 +155,7 @@ def verify(run_dir: Path, registry_root: Path) -> VerifyResult:
             found.append(Mismatch(rec["path"], "changed", rec["sha256"], actual))
     for attrs in (prov.get("entity") or {}).values():
         content_hash = plain(attrs.get("sg:contentHash"))
-        path = plain(attrs.get("sg:path"))
+        path = path_of(attrs)
         if not content_hash or not path:
             continue
         folder = _resolve(registry_root, path)

@@ -12,11 +12,12 @@ Three serialisations:
   workflow's real run).
 - prov.provn (PROV-N), made by prov from `to_prov()`.
 - prov.ttl (PROV-O Turtle), made by prov's PROV-O encoder and rdflib, plus the
-  unqualified PROV-O triples (`prov:used`, `prov:wasGeneratedBy`,
-  `prov:wasAssociatedWith`, `prov:wasStartedBy`) that each qualified relation
-  implies, added by a SPARQL update (prov writes only the qualified form of a
-  relation that carries a role or a time, which readers that look for the plain
-  properties never see).
+  plain `prov:wasAssociatedWith` triple of each qualified association (prov's
+  reader folds it into the qualified relation). A usage, generation, start or
+  derivation with a role or a time is written in its qualified form only, as prov
+  writes it: prov's reader would read a plain triple beside it as a second
+  relation, and prov.ttl reads back into exactly the document prov.json holds
+  (queries match either form: `prov:used|prov:qualifiedUsage/prov:entity`).
 
 PROV-N and Turtle are renderings of prov.json. prov writes them slowly (PROV-N
 0.9 s at 1,000 jobs, PROV-O 21 s at 10,000), so a big run writes prov.json only
@@ -194,28 +195,20 @@ class Document:
         return paths
 
 
-# The unqualified PROV-O property each qualified relation implies (PROV-O section 3.3: "the
-# qualified form ... also implies the unqualified"); for a start, the trigger entity is the object.
-# And every prov:hadRole value is a prov:Role (the property's range).
+# The plain PROV-O property a qualified association implies (PROV-O section 3.3: "the qualified form ... also
+# implies the unqualified"): prov's reader folds it back into the one association, as it does for the plain
+# triple of a communication, an attribution and a delegation, which prov writes itself. For a usage, a
+# generation, a start and a derivation it reads a plain triple next to the qualified node as a second relation,
+# so those stay qualified only.
 _SHORTCUTS = """
 PREFIX prov: <http://www.w3.org/ns/prov#>
-INSERT { ?activity prov:used ?entity } WHERE { ?activity prov:qualifiedUsage/prov:entity ?entity } ;
-INSERT { ?entity prov:wasGeneratedBy ?activity } WHERE { ?entity prov:qualifiedGeneration/prov:activity ?activity } ;
-INSERT { ?activity prov:wasAssociatedWith ?agent } WHERE { ?activity prov:qualifiedAssociation/prov:agent ?agent } ;
-INSERT { ?activity prov:wasStartedBy ?trigger } WHERE { ?activity prov:qualifiedStart/prov:entity ?trigger } ;
-INSERT { ?activity prov:wasInformedBy ?informant } WHERE { ?activity prov:qualifiedCommunication/prov:activity ?informant } ;
-INSERT { ?entity prov:wasDerivedFrom ?source } WHERE { ?entity prov:qualifiedDerivation/prov:entity ?source } ;
-INSERT { ?entity prov:wasRevisionOf ?source ; prov:wasDerivedFrom ?source }
-    WHERE { ?entity prov:qualifiedRevision/prov:entity ?source } ;
-INSERT { ?role a prov:Role } WHERE { [] prov:hadRole ?role }
+INSERT { ?activity prov:wasAssociatedWith ?agent } WHERE { ?activity prov:qualifiedAssociation/prov:agent ?agent }
 """
-SHORTCUT_PREDICATES = ("used", "wasGeneratedBy", "wasAssociatedWith", "wasStartedBy", "wasInformedBy",
-                       "wasDerivedFrom", "wasRevisionOf")
+SHORTCUT_PREDICATES = ("wasAssociatedWith",)
 
 
 def prov_o_graph(doc):
-    """prov's PROV-O encoding of a ProvDocument (an rdflib Graph) plus the unqualified triples its qualified
-    relations imply."""
+    """prov's PROV-O encoding of a ProvDocument (an rdflib Graph) plus the plain association triples."""
     from prov.serializers.provrdf import ProvRDFSerializer
 
     graph = ProvRDFSerializer(doc).encode_container(doc)

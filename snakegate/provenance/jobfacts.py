@@ -14,7 +14,11 @@ the rule is the one the record keeps.
 `attach()` (called by provenance.capture) puts them on the run's jobs: the
 job's activity gets its own start and end, `sg:executor`, `sg:schedulerJobId`
 and `sg:node`. A job without a record ran inside the head (a local run): its
-times are Snakemake's, taken where it ran, and its node the head's host.
+times are Snakemake's, taken where it ran, and its node the head's host. What
+the guard saw of each job (runs/<id>/jobio/, snakegate/run/guard.py: its named
+inputs, outputs and logs, its start and end to the microsecond) names each
+file's role, and gives a job Snakemake left no record of (one a cancel or a
+kill stopped) its start and, when it saw one, its end.
 `run_attributes()` gives the run's `sg:executor` and `sg:profile` from run.json
 `execution`. Host and node names are left out when the registry's settings say
 `record_hostname = false`.
@@ -110,21 +114,26 @@ class JobRecord:
 # ---- reading (provenance.capture) -----------------------------------------------------------------
 
 
-def read_records(run_dir: Path) -> dict[tuple, dict]:
-    """(rule, sorted wildcards) -> the record of the process that ran that job (the last attempt)."""
-    folder = Path(run_dir) / JOBS_DIR
-    best: dict[tuple, dict] = {}
+def _records_in(folder: Path):
+    """The readable JSON objects with a `rule` in a folder's *.json files, in file-name order; a damaged one is
+    skipped."""
     try:
         files = sorted(folder.glob("*.json"))
     except OSError:
-        return best
+        return
     for path in files:
         try:
             rec = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if not isinstance(rec, dict) or not isinstance(rec.get("rule"), str):
-            continue
+        if isinstance(rec, dict) and isinstance(rec.get("rule"), str):
+            yield rec
+
+
+def read_records(run_dir: Path) -> dict[tuple, dict]:
+    """(rule, sorted wildcards) -> the record of the process that ran that job (the last attempt)."""
+    best: dict[tuple, dict] = {}
+    for rec in _records_in(Path(run_dir) / JOBS_DIR):
         key = (rec["rule"], tuple(sorted((rec.get("wildcards") or {}).items())))
         old = best.get(key)
         # the step that ran the rule over the batch step that handed it on; a later attempt over an earlier one
@@ -132,6 +141,34 @@ def read_records(run_dir: Path) -> dict[tuple, dict]:
                 (old.get("delegates") == rec.get("delegates") and (rec.get("start") or 0) >= (old.get("start") or 0)):
             best[key] = rec
     return best
+
+
+def read_io(run_dir: Path) -> dict[tuple, dict]:
+    """(rule, sorted wildcards) -> what the guard saw of that job (runs/<id>/jobio/, the last attempt)."""
+    found: dict[tuple, dict] = {}
+    # runstore.JOBIO_DIR (this module imports nothing of snakegate)
+    for rec in _records_in(Path(run_dir) / "jobio"):
+        if not isinstance(rec.get("wildcards") or {}, dict):
+            continue
+        found[(rec["rule"], tuple(sorted((str(k), str(v)) for k, v in (rec.get("wildcards") or {}).items())))] = rec
+    return found
+
+
+def _io_paths(rec: dict, run_dir: Path) -> dict:
+    """{direction: {name: [absolute paths]}} of a jobio record (paths inside the run folder are relative to it)."""
+    out = {}
+    for direction in ("input", "output", "log"):
+        named = rec.get(direction)
+        if not isinstance(named, dict):
+            continue
+        out[direction] = {str(n): [p if os.path.isabs(p) else os.path.normpath(os.path.join(run_dir, p))
+                                   for p in paths if isinstance(p, str)]
+                          for n, paths in named.items() if isinstance(paths, list)}
+    return out
+
+
+def _number(value) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def executor_of(record: dict) -> str:
@@ -151,9 +188,19 @@ def run_attributes(record: dict) -> dict:
 def attach(jobs: list, run_dir: Path, record: dict, rule_prefix: str, record_hostname: bool = True) -> None:
     """Put each job's own facts on it (`Job.facts`, and its start and end when the job recorded them)."""
     records = read_records(run_dir)
+    seen = read_io(run_dir)
     executor = executor_of(record)
     host = socket.gethostname() if record_hostname else None
     for job in jobs:
+        wildcards = tuple(sorted((str(k), str(v)) for k, v in (job.wildcards or {}).items()))
+        io = seen.get((job.rule, wildcards))
+        if io is not None:
+            job.io = _io_paths(io, Path(run_dir))
+            start, end = _number(io.get("start")), _number(io.get("end"))
+            if start is not None and (not job.has_record or job.start is None):
+                job.start = start  # Snakemake's log has it to the second only
+            if end is not None and (not job.has_record or job.end is None):
+                job.end = end
         rec = records.get((rule_prefix + job.rule, tuple(sorted((job.wildcards or {}).items()))))
         facts = {"sg:executor": executor}
         if rec is None:

@@ -48,6 +48,8 @@ class Job:
     # facts another source knows about this job (a scheduler's job id and node, job-side times):
     # vocabulary attribute name -> value, added to the job's PROV activity as they are
     facts: dict = field(default_factory=dict)
+    # {"input"|"output"|"log": {IO name: [paths]}} as the guard saw the job (jobfacts.attach), else None
+    io: dict | None = None
 
 
 @dataclass(slots=True)

@@ -29,6 +29,24 @@ PREFIX sg: <https://w3id.org/snakegate/ns#>
 PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 """
 
+# prov.ttl carries each relation as prov writes it (a relation with a role or a time in its qualified form only,
+# so that it reads back into one PROV relation); these paths match either form. Records made before
+# snakegate wrote standard terms spell a file's path and sha256 as sg:path and sg:sha256.
+USED = "(prov:used|prov:qualifiedUsage/prov:entity)"
+GENERATED_BY = "(prov:wasGeneratedBy|prov:qualifiedGeneration/prov:activity)"
+DERIVED_FROM = ("(prov:wasDerivedFrom|prov:qualifiedDerivation/prov:entity|prov:wasRevisionOf"
+                "|prov:qualifiedRevision/prov:entity)")
+PATH = "(prov:atLocation|sg:path)"
+SHA256 = "(schema:sha256|sg:sha256)"
+
+def _derived(link: str) -> str:
+    """The files `link` (a path between ?target and ?file) reaches from the file at ?target_path."""
+    return ("\nSELECT DISTINCT ?path ?sha256 ?job WHERE {\n"
+            f"  ?target {PATH} ?target_path .\n  {link} .\n"
+            f"  ?file {PATH} ?path . OPTIONAL {{ ?file {SHA256} ?sha256 }}\n"
+            f"  OPTIONAL {{ ?file {GENERATED_BY} ?job }}\n}} ORDER BY ?path\n")
+
+
 QUERIES = {
     "who": """
 SELECT DISTINCT ?agent ?name ?version ?role ?activity ?kind WHERE {
@@ -44,45 +62,31 @@ SELECT DISTINCT ?agent ?name ?version ?role ?activity ?kind WHERE {
   OPTIONAL { ?agent schema:softwareVersion ?version }
 } ORDER BY ?kind ?role ?name
 """,
-    "inputs": """
-SELECT ?path ?sha256 ?job ?role ?staged WHERE {
-  ?job a wfprov:ProcessRun ; prov:used ?used .
-  OPTIONAL { ?job prov:qualifiedUsage [ prov:entity ?used ; prov:hadRole ?role ] }
-  FILTER NOT EXISTS { ?used prov:wasGeneratedBy ?maker . ?maker a wfprov:ProcessRun }
-  OPTIONAL { ?used prov:wasGeneratedBy ?stage . ?stage a sg:Staging .
-             ?used prov:wasDerivedFrom ?source ; sg:path ?staged }
+    "inputs": f"""
+SELECT ?path ?sha256 ?job ?role ?staged WHERE {{
+  ?job a wfprov:ProcessRun ; {USED} ?used .
+  OPTIONAL {{ ?job prov:qualifiedUsage [ prov:entity ?used ; prov:hadRole ?role ] }}
+  FILTER NOT EXISTS {{ ?used {GENERATED_BY} ?maker . ?maker a wfprov:ProcessRun }}
+  OPTIONAL {{ ?used {GENERATED_BY} ?stage . ?stage a sg:Staging .
+             ?used {DERIVED_FROM} ?source ; {PATH} ?staged }}
   BIND(COALESCE(?source, ?used) AS ?file)
-  ?file sg:path ?path . OPTIONAL { ?file sg:sha256 ?sha256 }
-} ORDER BY ?path ?job
+  ?file {PATH} ?path . OPTIONAL {{ ?file {SHA256} ?sha256 }}
+}} ORDER BY ?path ?job
 """,
-    "outputs": """
-SELECT ?path ?sha256 ?job ?role ?declared WHERE {
-  ?file prov:wasGeneratedBy ?job ; sg:path ?path . ?job a wfprov:ProcessRun .
-  OPTIONAL { ?file sg:sha256 ?sha256 } OPTIONAL { ?file sg:declaredOutput ?declared }
-  OPTIONAL { ?file prov:qualifiedGeneration [ prov:activity ?job ; prov:hadRole ?role ] }
-} ORDER BY ?path
+    "outputs": f"""
+SELECT ?path ?sha256 ?job ?role ?declared WHERE {{
+  ?file {GENERATED_BY} ?job ; {PATH} ?path . ?job a wfprov:ProcessRun .
+  OPTIONAL {{ ?file {SHA256} ?sha256 }} OPTIONAL {{ ?file sg:declaredOutput ?declared }}
+  OPTIONAL {{ ?file prov:qualifiedGeneration [ prov:activity ?job ; prov:hadRole ?role ] }}
+}} ORDER BY ?path
 """,
-    "derived-from": """
-SELECT DISTINCT ?path ?sha256 ?job WHERE {
-  ?target sg:path ?target_path .
-  ?target prov:wasDerivedFrom+ ?file .
-  ?file sg:path ?path . OPTIONAL { ?file sg:sha256 ?sha256 }
-  OPTIONAL { ?file prov:wasGeneratedBy ?job }
-} ORDER BY ?path
-""",
-    "derived-into": """
-SELECT DISTINCT ?path ?sha256 ?job WHERE {
-  ?target sg:path ?target_path .
-  ?file prov:wasDerivedFrom+ ?target .
-  ?file sg:path ?path . OPTIONAL { ?file sg:sha256 ?sha256 }
-  OPTIONAL { ?file prov:wasGeneratedBy ?job }
-} ORDER BY ?path
-""",
-    "made-by": """
-SELECT ?job ?rule ?status ?sha256 WHERE {
-  ?target sg:path ?target_path . OPTIONAL { ?target sg:sha256 ?sha256 }
-  OPTIONAL { ?target prov:wasGeneratedBy ?job . ?job sg:rule ?rule ; sg:status ?status }
-}
+    "derived-from": _derived(f"?target {DERIVED_FROM}+ ?file"),
+    "derived-into": _derived(f"?file {DERIVED_FROM}+ ?target"),
+    "made-by": f"""
+SELECT ?job ?rule ?status ?sha256 WHERE {{
+  ?target {PATH} ?target_path . OPTIONAL {{ ?target {SHA256} ?sha256 }}
+  OPTIONAL {{ ?target {GENERATED_BY} ?job . ?job sg:rule ?rule ; sg:status ?status }}
+}}
 """,
 }
 
@@ -146,7 +150,9 @@ def known_paths(graph) -> set[str]:
     import rdflib
 
     sg = rdflib.Namespace("https://w3id.org/snakegate/ns#")
-    return {str(o) for o in graph.objects(None, sg.path)}
+    prov = rdflib.Namespace("http://www.w3.org/ns/prov#")
+    return {str(o) for predicate in (prov.atLocation, sg.path) for o in graph.objects(None, predicate)
+            if isinstance(o, rdflib.Literal)}
 
 
 def derived(graph, path: str) -> dict:

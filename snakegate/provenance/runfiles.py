@@ -5,7 +5,10 @@ A file entity is `file:<sha256>/<path relative to the registry root>` (or
 bytes, in another registry or after a change, is another entity, and the same
 bytes at two paths are two entities (each generated once). A file that does
 not exist has no digest: `file:absent/<path>`. Every entity is a
-`wfprov:Artifact` with `sg:path`, and `sg:size` and `sg:sha256` when it exists.
+`wfprov:Artifact` with its path as `prov:location`, and `schema:contentSize` (bytes)
+and `schema:sha256` when it exists; a declared output is `wfprov:describedByParameter`
+the workflow's output (`plan:output/<name>`). With host paths left out
+(`record_hostname = false`) a file outside the registry is named by its file name.
 
 The run folder is walked and hashed once, in one tight loop (interleaving
 hashing with building the document costs twice as much on big runs); files
@@ -27,13 +30,15 @@ from snakegate.provenance.hashing import sha256_file
 
 # Files of the run folder that are snakegate's bookkeeping, not the workflow's outputs.
 BOOKKEEPING = frozenset({runstore.RUN_JSON, runstore.CONFIG_YAML, runstore.INVOCATION_JSON, runstore.SNAKEMAKE_LOG,
-                         runstore.ORIGIN_JSON, runstore.LOCK_FILE, runstore.CONSOLE_LOG, "prov.json", "prov.provn",
-                         "prov.ttl", runstore.INPUTS_JSON, runstore.SEAL_JSON})
+                         runstore.ORIGIN_JSON, runstore.LOCK_FILE, runstore.HEARTBEAT_FILE, runstore.CONSOLE_LOG,
+                         "prov.json", "prov.provn", "prov.ttl", runstore.INPUTS_JSON, runstore.SEAL_JSON,
+                         runstore.SOURCE_JSON})
 # Folders of the run folder that are not the workflow's outputs (the executed copy of the workflow).
 # jobs/: what each job recorded of itself (jobfacts.py); inputs/: the staged inputs (used, never made by a job);
-# hashes/: each output's sha256 as its job recorded it
-BOOKKEEPING_DIRS = frozenset({"workflow", "jobs", runstore.INPUTS_DIR, runstore.HASHES_DIR})
+# hashes/: each output's sha256 as its job recorded it; jobio/: each job's named files and times as the guard saw them
+BOOKKEEPING_DIRS = frozenset({"workflow", "jobs", runstore.INPUTS_DIR, runstore.HASHES_DIR, runstore.JOBIO_DIR})
 ARTIFACT = Q("wfprov:Artifact")
+OUTSIDE = "<outside the registry>"
 _UNNORMAL = ("/./", "/../", "//")
 
 
@@ -95,8 +100,10 @@ class Files:
     """File entities of one document, created once per (path, content)."""
 
     def __init__(self, doc: Document, registry_root: Path, workdir: Path, run_dir: Path,
-                 declared: dict[str, tuple[str, str | None]]):
+                 declared: dict[str, tuple[str, str | None]], host_paths: bool = True):
         self.doc = doc
+        # False (`record_hostname = false`): a file outside the registry is named by its file name only
+        self.host_paths = host_paths
         self.root, self.workdir, self.run_dir = (os.path.abspath(p) for p in (registry_root, workdir, run_dir))
         self.declared = declared  # absolute path -> (declared output name, type)
         self.by_path: dict[str, FileInfo] = {}
@@ -119,9 +126,12 @@ class Files:
         return cached
 
     def shown(self, abspath: str) -> tuple[str, str]:
-        """(identifier prefix, path attribute): registry-relative inside the registry, else absolute."""
+        """(identifier prefix, path attribute): registry-relative inside the registry, else absolute (or, when
+        host paths stay out of the record, `<outside the registry>/<file name>`)."""
         rel = under(abspath, self.root)
-        return ("file", rel) if rel is not None else ("abs", abspath)
+        if rel is not None:
+            return "file", rel
+        return ("abs", abspath) if self.host_paths else ("abs", f"{OUTSIDE}/{os.path.basename(abspath)}")
 
     def key(self, abspath: str) -> str:
         """An output path spelled as Snakemake keys it: relative to the working directory when inside it."""
@@ -150,14 +160,15 @@ class Files:
         prefix, path = self.shown(abspath)
         local_path = local(path.lstrip("/")) if prefix == "abs" else local(path)
         ident = f"{prefix}:{digest[1] if digest else 'absent'}/{local_path}"
-        entity = {"prov:type": ARTIFACT, "sg:path": path}
+        entity = {"prov:type": ARTIFACT, "prov:location": path}
         if digest is not None:
             if digest[0] is not None:
-                entity["sg:size"] = digest[0]
-            entity["sg:sha256"] = digest[1]
+                entity["schema:contentSize"] = digest[0]
+            entity["schema:sha256"] = digest[1]
         declared = self.declared.get(abspath)
         if declared:
             entity["sg:declaredOutput"] = declared[0]
+            entity["wfprov:describedByParameter"] = Q(f"plan:output/{local(declared[0])}")
             if declared[1]:
                 entity["sg:artifactType"] = declared[1]
         if attrs:

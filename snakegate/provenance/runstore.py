@@ -27,6 +27,7 @@ import json
 import os
 import re
 import stat
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +44,11 @@ PROV_JSON = "prov.json"
 INPUTS_DIR = "inputs"  # the run's staged copies of its gated inputs (snakegate/run/stage.py)
 INPUTS_JSON = "inputs.json"  # what was staged where, with the staged bytes' sha256
 HASHES_DIR = "hashes"  # each job output's sha256, recorded when its job ended (snakegate/run/guard.py)
+JOBIO_DIR = "jobio"  # each job's named inputs, outputs and logs and its own start and end, as the guard saw them
+SOURCE_JSON = "source.json"  # where the workflow copy came from: its git commit and tree (snakegate/run/pinning.py)
 SEAL_JSON = "seal.json"  # the sha256 of every file of the finished run (snakegate/provenance/seal.py)
 LOCK_FILE = ".lock"
+HEARTBEAT_FILE = ".heartbeat"  # touched while Snakemake's head lives (snakegate/run/heartbeat.py)
 RESERVE_FILE = ".reserve"  # given up on a full disk so the final run.json can still be written
 RESERVE_BYTES = 256 * 1024
 DAMAGED_SUFFIX = ".damaged"
@@ -114,6 +118,12 @@ def read_output_record(run_dir: Path | str, rel: str) -> dict | None:
     """{path, sha256, size, job} as the job that made `rel` recorded it, or None."""
     data = read_json(output_record_path(run_dir, rel))
     return data if data.get("path") == rel else None
+
+
+def jobio_record_path(run_dir: Path | str, rule: str, wildcards: dict | None) -> Path:
+    """Where the guard keeps what it saw of one job (runs/<id>/jobio/<sha1 of rule and wildcards>.json)."""
+    key = json.dumps([rule, sorted((str(k), str(v)) for k, v in (wildcards or {}).items())])
+    return Path(run_dir) / JOBIO_DIR / (hashlib.sha1(key.encode("utf-8")).hexdigest() + ".json")
 
 
 def job_stderr_path(run_dir: Path | str, rule: str, wildcards: dict | None, rule_prefix: str = "") -> Path:
@@ -357,7 +367,7 @@ def json_problem(path: Path, what: str | None = None) -> str | None:
 
 # What the views read from run.json, by the kind of value snakegate writes there (null is always allowed). A record
 # holding anything else was not written by snakegate as it stands: it is listed as damaged, never shown or summed.
-_TEXT = ("run_id", "workflow", "version", "status", "stage", "invocation_id", "parent_run", "rerun_of",
+_TEXT = ("run_id", "run_uuid", "workflow", "version", "status", "stage", "invocation_id", "parent_run", "rerun_of",
          "parent_invocation_id", "error", "error_code", "source", "failed_rule", "cancelled_by", "workdir",
          "snakemake_log", "console_log", "provenance_error", "record_problem")
 _TIMES = ("started", "ended", "interrupted_detected_at")
@@ -459,6 +469,9 @@ def update_run(run_dir: Path, **fields: Any) -> dict:
             pass
     record = read_json(path)
     record.update(fields)
+    # the run's globally unique identity (its PROV IRI, provenance/capture.py), minted when its record is first
+    # written: a run id names a folder, and two clones can make the same one
+    record.setdefault("run_uuid", str(uuid.uuid4()))
     write_json_atomic(path, record)
     return record
 

@@ -23,7 +23,7 @@ from snakegate.provenance import runindex, runstore
 
 SEAL_JSON = runstore.SEAL_JSON
 # never sealed: the folder's lock (it notes who holds it) and snakegate report's page (made and replaced on request)
-UNSEALED = frozenset({runstore.LOCK_FILE, runstore.RESERVE_FILE, "report.html", SEAL_JSON})
+UNSEALED = frozenset({runstore.LOCK_FILE, runstore.HEARTBEAT_FILE, runstore.RESERVE_FILE, "report.html", SEAL_JSON})
 # may appear after the seal: the PROV renderings a big run makes on first request (renderings of prov.json)
 LATER = frozenset({"prov.provn", "prov.ttl"})
 _BLOCK = 1 << 20

@@ -1,7 +1,9 @@
 """The registry: every workflows/<id>/ folder, its validated manifest and its contract.
 
 Loading validates each workflow.yaml against snakegate/schemas/workflow.schema.json; an
-invalid manifest is a `RegistryError` naming the file and the field. Search
+invalid manifest is a `RegistryError` naming the file and the field. Loading a registry also puts its
+own artifact types (snakegate.toml [types], snakegate.registry.types) in force beside the built-in ones;
+invalid ones refuse the whole registry, naming the field. Search
 ranks workflows by how well a query matches id, title, tags and description.
 """
 
@@ -108,7 +110,10 @@ class Registry:
     @classmethod
     def load(cls, root: Path) -> "Registry":
         from snakegate.registry.manifest_cache import ManifestCache
+        from snakegate.registry.types import registry_types
 
+        metaschemas.use_registry_types({})  # types that do not load leave no other registry's in force
+        metaschemas.use_registry_types(registry_types(root))
         reg = cls(root=root)
         cache = ManifestCache(root)
         for manifest_path in sorted((root / "workflows").glob("*/workflow.yaml")):

@@ -74,6 +74,7 @@ class RunContext:
     _lock: runstore.RunLock | None = field(default=None, repr=False)
     started: bool = field(default=False, repr=False)
     _watch: object | None = field(default=None, repr=False)  # signals.CancelWatch once jobs run
+    _pulse: object | None = field(default=None, repr=False)  # heartbeat.Heartbeat once jobs run
     staged: dict | None = field(default=None, repr=False)  # inputs.json entries: the run's staged inputs
     _params: dict | None = field(default=None, repr=False)
 
@@ -168,11 +169,24 @@ class RunContext:
         runstore.update_run(
             self.run_dir, **self.identity(), status="running", stage="jobs-running",
             started=record.get("started") or runstore.utc_now(), source=record.get("source", self.source),
-            outputs=self.declared_outputs(), snakemake_pid=os.getpid(), snakemake_log=_first(log),
-            workdir=os.getcwd(), execution=_execution(workflow, self.settings.registry_root),
+            outputs=self.declared_outputs(), snakemake_pid=os.getpid(), snakemake_log=self.recorded_path(_first(log)),
+            workdir=os.getcwd() if self.settings.record_hostname else None,
+            execution=_execution(workflow, self.settings.registry_root),
         )
         # from here on SIGTERM/SIGINT stop the jobs and are recorded as a cancel (signals.py)
         self._watch = CancelWatch(workflow, MODULE_PREFIX).install()
+        # a pulse that bounds the moment of death of a run killed whole (heartbeat.py, stale.py)
+        from snakegate.run.heartbeat import Heartbeat
+
+        self._pulse = Heartbeat(self.run_dir).start()
+
+    def recorded_path(self, path: str | None) -> str | None:
+        """A path as run.json records it: as it is, or, when host paths stay out of records
+        (`record_hostname = false`), relative to the working directory (the registry root) it lies in."""
+        if not path or self.settings.record_hostname or not os.path.isabs(path):
+            return path
+        rel = os.path.relpath(path, os.getcwd())
+        return rel if not rel.startswith("..") else os.path.basename(path)
 
     def on_success(self, log=None) -> None:
         # after the last job, before anything is called succeeded: the staged inputs must still be the
@@ -203,6 +217,8 @@ class RunContext:
     def _close(self, status: str, log, **extra) -> None:
         """Finish the record; a record that cannot be written is said on stderr, never a traceback."""
         watch = self._watch
+        if self._pulse is not None:
+            self._pulse.stop()
         if watch is not None:
             watch.disarm()
             if watch.signal and status == "failed":
@@ -237,7 +253,8 @@ class RunContext:
         ended = runstore.utc_now()
         # the status first, so that it stands even if what follows fails; stage `provenance` until the
         # PROV record is written
-        fields = {**self.identity(), **({"record_problem": lost} if lost else {}), "snakemake_log": log_path,
+        fields = {**self.identity(), **({"record_problem": lost} if lost else {}),
+                  "snakemake_log": self.recorded_path(log_path),
                   "status": status, "stage": "provenance", "ended": ended, "outputs": self.declared_outputs(),
                   **runrecord.closing_fields(self.run_dir, Path.cwd(), status, runrecord.read_text(log_path),
                                              MODULE_PREFIX, cancelled_by=watch.signal if watch else None,

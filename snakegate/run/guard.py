@@ -13,11 +13,16 @@ needs no executor of its own and no change to the workflow:
 - after the job: each output and log (a folder as the sorted list of its files' hashes) is hashed and recorded
   in `runs/<run_id>/hashes/<sha1 of its path>.json` as {path, sha256, size, job}: the job's own record,
   written atomically, one small file per output so that a cluster job needs no shared lock.
+- around the job: what the job is (`runs/<run_id>/jobio/<sha1 of rule and wildcards>.json`: its rule,
+  wildcards, named inputs, outputs and logs, and its own start, written before the job runs, then its end
+  and whether it raised), so its PROV record names each file's role exactly and a job a cancel or a kill
+  stopped still has its start to the microsecond (Snakemake's log prints whole seconds). Paths only, never
+  params: a sensitive value never reaches these records.
 
 `final_check()` hashes every recorded output and staged input again when the run ends: a file changed
 after its last reader is a failed run too. A change racing a job's own read within the moment between
 the check and the read is caught here only if it stays; docs/design.md's threat model says so.
-Reads and hashes files; writes only under runs/<run_id>/hashes/ and the job's stderr file.
+Reads and hashes files; writes only under runs/<run_id>/hashes/ and jobio/, and the job's stderr file.
 """
 
 from __future__ import annotations
@@ -27,9 +32,11 @@ import json
 import os
 import stat
 import sys
+import time
 from pathlib import Path
 
-from snakegate.provenance.runstore import HASHES_DIR, output_record_path as record_path, read_output_record as read_record
+from snakegate.provenance.runstore import HASHES_DIR, jobio_record_path, output_record_path as record_path, \
+    read_output_record as read_record
 
 _TIMESTAMP = ".snakemake_timestamp"  # Snakemake marks a directory() output with it after the job
 _EMPTY = hashlib.sha256(b"").hexdigest()
@@ -109,6 +116,27 @@ def _files(namedlist) -> list[str]:
     return out
 
 
+def _named(namedlist, run_dir: str) -> dict[str, list[str]]:
+    """{IO name: [paths]} of a job's named inputs, outputs or logs; a path inside the run folder relative to
+    it, any other as Snakemake gives it. Unnamed items are left out (the record then falls back on guessing)."""
+    out = {}
+    try:
+        items = list(namedlist.items()) if namedlist is not None else []
+    except (AttributeError, TypeError):
+        return out
+    for name, value in items:
+        paths = [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]
+        out[str(name)] = [_inside(p, run_dir) or p for p in paths]
+    return out
+
+
+def _wildcards(wildcards) -> dict[str, str]:
+    try:
+        return {str(k): str(v) for k, v in dict(wildcards.items()).items()} if wildcards is not None else {}
+    except (AttributeError, TypeError):
+        return {}
+
+
 def job_label(rule: str, wildcards, rule_prefix: str) -> str:
     name = rule[len(rule_prefix):] if rule_prefix and rule.startswith(rule_prefix) else rule
     try:
@@ -174,20 +202,54 @@ class Guard:
             if got is not None:
                 write_record(Path(self.run_dir), rel, got[0], got[1], job)
 
+    def record_job(self, rule_name: str, wildcards, input, output, log) -> dict:
+        """Write the job's IO record (see the module doc) with its start; returns it for `end_job`."""
+        rule = rule_name[len(self.rule_prefix):] if self.rule_prefix and rule_name.startswith(self.rule_prefix) \
+            else rule_name
+        record = {"rule": rule, "wildcards": _wildcards(wildcards), "input": _named(input, self.run_dir),
+                  "output": _named(output, self.run_dir), "log": _named(log, self.run_dir),
+                  "start": time.time(), "end": None, "ok": None}
+        self._write_job(record)
+        return record
+
+    def end_job(self, record: dict, ok: bool) -> None:
+        self._write_job({**record, "end": time.time(), "ok": ok})
+
+    def _write_job(self, record: dict) -> None:
+        path = jobio_record_path(self.run_dir, record["rule"], record["wildcards"])
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}-{os.urandom(4).hex()}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with open(tmp, "w", encoding="utf-8") as fh:
+                json.dump(record, fh, sort_keys=True)
+            os.replace(tmp, path)
+        except OSError:  # a record that cannot be written leaves the job to Snakemake's own record
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
     def wrap(self, func, rule_name: str):
         guard = self
 
         # Snakemake calls it as run(input, output, params, wildcards, threads, resources, log, rule, ...)
         def guarded(input, output, params, wildcards, threads, resources, log, *rest, **kwargs):
             job = job_label(rule_name, wildcards, guard.rule_prefix)
+            io = guard.record_job(rule_name, wildcards, input, output, log)
             try:
                 guard.check_inputs(input, job)
             except GuardRefused as refusal:
                 guard._say(rule_name, wildcards, str(refusal))
+                guard.end_job(io, False)
                 raise
-            result = func(input, output, params, wildcards, threads, resources, log, *rest, **kwargs)
+            try:
+                result = func(input, output, params, wildcards, threads, resources, log, *rest, **kwargs)
+            except BaseException:
+                guard.end_job(io, False)  # a failure, or the signal of a cancel: its end, to the microsecond
+                raise
             guard.record_outputs(output, job)
             guard.record_outputs(log, job)  # a log the job rewrote must not keep a reused copy's record
+            guard.end_job(io, True)
             return result
 
         guarded.__name__ = getattr(func, "__name__", "guarded")

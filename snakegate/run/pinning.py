@@ -2,7 +2,8 @@
 travels to Snakemake outside the config file.
 
 - `make_copy()` writes runs/<run_id>/workflow/: the workflow folder without test/, byte for byte,
-  verified against the invocation's content hash and made read-only. It is made once, beside its
+  verified against the invocation's content hash and made read-only, and source.json beside it: the git
+  commit and tree it was copied from (provenance/snapshot.py). It is made once, beside its
   final place and then renamed, so a reader never sees half a copy. The top-level Snakefile
   includes the Snakefile from there, so editing workflows/<id>/ never reaches a running or
   recorded run, and rerun/fork/export read the workflow from the run folder.
@@ -71,7 +72,19 @@ def make_copy(source: Path, run_dir: Path, expected_hash: str) -> Path:
         verify_copy(dest, expected_hash)
         return dest
     _read_only_folders(dest)
+    _record_source(Path(run_dir), source)
     return dest
+
+
+def _record_source(run_dir: Path, source: Path) -> None:
+    """source.json beside the copy: the git commit and tree it was made from (provenance/snapshot.py), so the
+    record names the snapshot that ran however the registry moves on. Never stops a run: git is a fact about it."""
+    from snakegate.provenance import snapshot
+
+    try:
+        snapshot.record(run_dir, source)
+    except Exception:  # noqa: BLE001, S110 - an unreadable repository, a full disk: the record says no source
+        pass
 
 
 def verify_copy(dest: Path, expected_hash: str) -> None:

@@ -347,7 +347,8 @@ def _prepare_plan_plain(config: dict, settings: Settings, registry: Registry):
 
 
 # what a run folder holds before its first job: the lock, the copy and the staged inputs (and a copy being made)
-_PREPARED = {runstore.LOCK_FILE, pinning.COPY_DIR, staged.INPUTS_DIR, staged.MANIFEST, plan_run.STEPS_DIR}
+_PREPARED = {runstore.LOCK_FILE, pinning.COPY_DIR, runstore.SOURCE_JSON, staged.INPUTS_DIR, staged.MANIFEST,
+             plan_run.STEPS_DIR}
 
 
 def _unused(run_dir: Path) -> bool:

@@ -53,7 +53,7 @@ def recorded_outputs(parent: Path, registry_root: Path) -> dict[str, dict]:
               if isinstance(r, dict)}
     out: dict[str, dict] = {}
     for ident, attrs in entities.items():
-        digest, path = _plain(attrs.get("sg:sha256")), _plain(attrs.get("sg:path"))
+        digest, path = compare.sha256_of(attrs), compare.path_of(attrs)
         if not digest or not path:
             continue
         absolute = os.path.abspath(path if os.path.isabs(path) else os.path.join(registry_root, path))

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from snakegate.entry import SNAKEFILE as ENTRY_SNAKEFILE
 from snakegate.run import pinning, reuse, stage, verdict
 from snakegate.run.entry import explicit_config, invocation_record, missing_outputs, reuse_fields, strip_prefix, MODULE_PREFIX
 from snakegate.errors import ExitCode, UserError
@@ -318,7 +319,9 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
     except (OSError, runindex.RunIndexError) as exc:
         raise _NotStarted(getattr(exc, "strerror", None) or str(exc)) from None
 
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(settings.registry_root / "Snakefile"),
+    # the installed entry itself, never a file of the registry: the registry's own Snakefile is for plain
+    # `snakemake`; nothing a registry holds stands between this run and its gate
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", ENTRY_SNAKEFILE,
            "--configfile", str(run_dir / runstore.CONFIG_YAML), "--directory", str(settings.registry_root),
            *options.snakemake_args()]
     # The gated id travels outside the config file, for Snakemake only: the top-level Snakefile refuses

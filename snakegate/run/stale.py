@@ -57,7 +57,7 @@ def refresh(settings: Settings, run_dir: Path, record: dict) -> dict:
             _secrets_of(settings, run_dir, current).scrub_run(run_dir, workdir)
             if "verdict" not in current:
                 verdict.record(run_dir)
-            _rebuild_provenance(settings, run_dir, workdir, current, _log_of(run_dir, current),
+            _rebuild_provenance(settings, run_dir, workdir, current, _log_of(run_dir, current, settings.registry_root),
                                 current.get("status") or "failed")
             done = runstore.update_run(run_dir, stage="finished")
             seal.seal_finished(run_dir, settings.registry_root)
@@ -88,6 +88,17 @@ def _last_sign_of_life(paths: list[Path]) -> str | None:
     return stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
+def _died_by(run_dir: Path, found: str) -> str | None:
+    from snakegate.run.heartbeat import died_by
+
+    when = runstore.parse_time(found)
+    bound = died_by(run_dir, when.timestamp()) if when else None
+    if bound is None:
+        return None
+    stamp = _dt.datetime.fromtimestamp(bound, _dt.timezone.utc)
+    return stamp.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
 def complete(settings: Settings, run_dir: Path, record: dict) -> dict:
     """Mark a stale run `interrupted` and rebuild its PROV record; raises OSError when it cannot write."""
     from snakegate.run import record as runrecord
@@ -96,16 +107,19 @@ def complete(settings: Settings, run_dir: Path, record: dict) -> dict:
     run_dir = Path(run_dir)
     workdir = Path(record.get("workdir") or settings.registry_root)
     hidden = _secrets_of(settings, run_dir, record)
-    logs = _logs(run_dir, record)
+    logs = _logs(run_dir, record, settings.registry_root)
     log_path = logs[0] if logs else None
-    ended = _last_sign_of_life(logs) or record.get("started")  # before scrubbing rewrites the logs
+    found = runstore.utc_now()
+    # the end is not before the kill: the heartbeat's bound (heartbeat.py) when the run had one, else the
+    # last sign of life (before scrubbing rewrites the logs)
+    ended = _died_by(run_dir, found) or _last_sign_of_life(logs) or record.get("started")
     if log_path is not None and log_path.parent != run_dir:
         hidden.copy(log_path, run_dir / runstore.SNAKEMAKE_LOG)
         log_path = run_dir / runstore.SNAKEMAKE_LOG
     hidden.scrub_run(run_dir, workdir)
     log_text = runrecord.read_text(log_path)
     runrecord.drop_empty_stderr(run_dir)
-    fields = {"status": "interrupted", "stage": "provenance", "interrupted_detected_at": runstore.utc_now(),
+    fields = {"status": "interrupted", "stage": "provenance", "interrupted_detected_at": found,
               "ended": ended, "error": INTERRUPTED_ERROR,
               **runrecord.closing_fields(run_dir, workdir, "interrupted", log_text, MODULE_PREFIX, hidden=hidden)}
     fields["outputs"] = [{**o, "exists": (workdir / o["path"]).is_file() if not os.path.isabs(o["path"])
@@ -184,14 +198,18 @@ def _plan_params(run_dir: Path) -> tuple[dict, dict]:
     return plain, by_step(inv.get("steps")) if isinstance(inv, dict) else {}
 
 
-def _logs(run_dir: Path, record: dict) -> list[Path]:
-    """Snakemake's log file (named at onstart), its copy in the run folder, everything Snakemake printed."""
-    return [Path(p) for p in (record.get("snakemake_log"), run_dir / runstore.SNAKEMAKE_LOG,
+def _logs(run_dir: Path, record: dict, root: Path | None = None) -> list[Path]:
+    """Snakemake's log file (named at onstart; relative to the working directory when run.json keeps host paths
+    out), its copy in the run folder, everything Snakemake printed."""
+    named = record.get("snakemake_log")
+    if isinstance(named, str) and named and not os.path.isabs(named):
+        named = str(Path(record.get("workdir") or root or Path.cwd()) / named)
+    return [Path(p) for p in (named, run_dir / runstore.SNAKEMAKE_LOG,
                               run_dir / runstore.CONSOLE_LOG) if p and Path(p).is_file()]
 
 
-def _log_of(run_dir: Path, record: dict) -> Path | None:
-    logs = _logs(run_dir, record)
+def _log_of(run_dir: Path, record: dict, root: Path | None = None) -> Path | None:
+    logs = _logs(run_dir, record, root)
     return logs[0] if logs else None
 
 

@@ -200,8 +200,8 @@ def _recorded(prov: dict) -> dict[str, str]:
     out = {}
     for attrs in (prov.get("entity") or {}).values():
         name = compare.plain(attrs.get("sg:declaredOutput")) if isinstance(attrs, dict) else None
-        if name and compare.plain(attrs.get("sg:sha256")):
-            out.setdefault(str(name), str(compare.plain(attrs.get("sg:sha256"))))
+        if name and compare.sha256_of(attrs):
+            out.setdefault(str(name), str(compare.sha256_of(attrs)))
     return out
 
 

@@ -12,6 +12,7 @@ import json
 import rdflib
 
 from openai_server import call
+from prov_iris import run_iri
 from science_runs import SUGGESTED
 from snakegate.agent.actions.platform import ActionContext, call_action
 from snakegate.agent.backends.choose import OpenAIBackend
@@ -67,8 +68,7 @@ def test_the_recovery_runs_as_a_new_node_linked_to_the_failing_check_in_run_json
     assert record["fork_changes"] == {"background_roi": SUGGESTED} and record["verdict"]["status"] == "pass"
     assert integrity.check_record(outcome.run_dir, science.root).ok  # sealed with the link in it
     g = rdflib.Graph().parse(outcome.run_dir / "prov.ttl", format="turtle")
-    run = rdflib.URIRef(f"{vocab.ID}run/{outcome.run_id}")
-    parent = rdflib.URIRef(f"{vocab.ID}run/{science.contaminated.name}")
+    run, parent = run_iri(outcome.run_dir), run_iri(science.contaminated)
     assert (run, SG.recoveryOf, parent) in g and (run, SG.forkOf, parent) in g
     assert str(g.value(run, SG.recoveredCheck)) == "background_uniform"
     terms = rdflib.Graph().parse(vocab.vocabulary_path(), format="turtle")

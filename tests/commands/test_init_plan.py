@@ -91,5 +91,5 @@ def test_show_lists_which_workflows_each_output_feeds_and_each_input_comes_from(
     assert "  dataset ← tabular-profile.cleaned" in snakegate(registry, "show", "classifier-benchmark").stdout
     shown = json.loads(snakegate(registry, "show", "tabular-profile", "--json").stdout)["connections"]
     (bench,) = [c for c in shown["consumers"]["cleaned"] if c["consumer"] == "classifier-benchmark"]
-    assert bench["param"] == "dataset" and bench["column_params"] == ["label_column"]
+    assert bench["param"] == "dataset" and bench["column_params"] == ["label_column", "feature_columns"]
     assert [c["producer"] for c in shown["producers"]["dataset_file"]] == ["tabular-profile"]

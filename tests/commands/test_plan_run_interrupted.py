@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 
 from registry_copies import snakegate
+from prov_iris import run_ident
 
 
 def _plain(value):
@@ -38,7 +39,7 @@ def test_the_interrupted_plans_prov_record_is_rebuilt_with_a_sub_activity_per_st
     snakegate(plan_registry, "show-run", run.name)  # the reader that completes it, if none came before
     prov = json.loads((run / "prov.json").read_text())
     activities = prov["activity"]
-    assert _plain(activities[f"run:{run.name}"]["sg:status"]) == "interrupted"
+    assert _plain(activities[f"{run_ident(run)}"]["sg:status"]) == "interrupted"
     steps = {_plain(a["sg:step"]): ident for ident, a in activities.items()
              if "sg:PlanStep" in json.dumps(a.get("prov:type")) and "sg:step" in a}
     assert set(steps) == {"clean", "wait"}

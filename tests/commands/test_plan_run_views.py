@@ -85,10 +85,11 @@ def test_show_run_of_a_plan_shows_its_steps_edges_params_and_outputs_by_step_at_
                                     "  note   secret-note 0.1.0"]
     assert _block(out, "edges") == ["edges", "  bench.dataset ← clean.cleaned"]
     params = _block(out, "params")
+    # the names' column is as wide as the longest name, classifier-benchmark's categorical_encoding
     assert params[:3] == ["params", "  clean",
-                          "    columns           bill_length_mm, bill_depth_mm, flipper_length_mm,"]
-    assert "    dataset           ← clean.cleaned" in params and "    label_column      sex" in params
-    assert params[-3:] == ["  note", "    label             plan-note", "    token             ••••••"]
+                          "    columns               bill_length_mm, bill_depth_mm, flipper_length_mm,"]
+    assert "    dataset               ← clean.cleaned" in params and "    label_column          sex" in params
+    assert params[-3:] == ["  note", "    label                 plan-note", "    token                 ••••••"]
     outputs = _block(out, "outputs")
     run = f"runs/{plan_run.name}"
     assert outputs[:3] == ["outputs", "  clean", f"    cleaned    {run}/steps/clean/results/cleaned.csv"]

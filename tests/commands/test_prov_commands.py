@@ -18,6 +18,7 @@ import pytest
 
 from prov_runs import prov_json, types, val  # the runs themselves: session fixtures in conftest.py
 from registry_copies import run_names as runs
+from prov_iris import run_ident
 
 
 def sha256(path: Path) -> str:
@@ -48,7 +49,7 @@ def fork(fork_run):
 
 
 def entity_at(data: dict, path: str) -> str:
-    found = [i for i, a in data["entity"].items() if val(a.get("sg:path")) == path]
+    found = [i for i, a in data["entity"].items() if val(a.get("prov:location")) == path]
     assert len(found) == 1, (path, found)
     return found[0]
 
@@ -153,8 +154,8 @@ def test_rerun_reports_every_output_identical(rerun, base):
     record = json.loads((run_dir / "run.json").read_text())
     assert record["rerun_of"] == base.name and record["status"] == "succeeded"
     assert record["invocation_id"] == json.loads((base / "run.json").read_text())["invocation_id"]
-    run = prov_json(run_dir)["activity"][f"run:{run_dir.name}"]
-    assert val(run["sg:rerunOf"]) == f"run:{base.name}"
+    run = prov_json(run_dir)["activity"][f"{run_ident(run_dir)}"]
+    assert val(run["sg:rerunOf"]) == f"{run_ident(base)}"
 
 
 # ---- fork ---------------------------------------------------------------------------------------
@@ -167,8 +168,8 @@ def test_fork_records_that_its_invocation_derives_from_the_parents(fork, base):
     assert fork_inv["invocation"]["params"]["missing_strategy"] == "fill_mean"
     assert any(r["prov:generatedEntity"] == f"inv:{fork_inv['invocation_id']}"
                and r["prov:usedEntity"] == f"inv:{parent_inv}" for r in data["wasDerivedFrom"].values())
-    run = data["activity"][f"run:{run_dir.name}"]
-    assert val(run["sg:forkOf"]) == f"run:{base.name}"
+    run = data["activity"][f"{run_ident(run_dir)}"]
+    assert val(run["sg:forkOf"]) == f"{run_ident(base)}"
     assert json.loads(val(run["sg:forkChanges"])) == {"missing_strategy": "fill_mean"}
 
 
@@ -182,7 +183,7 @@ def test_fork_re_executes_only_the_jobs_downstream_of_the_changed_parameter(fork
     # load's output was copied from the parent, and the record says so
     loaded = entity_at(data, f"runs/{run_dir.name}/results/loaded.csv")
     parents = entity_at(data, f"runs/{base.name}/results/loaded.csv")
-    seed = f"run:{run_dir.name}/seed"
+    seed = f"{run_ident(run_dir)}/seed"
     assert any(r["prov:entity"] == loaded and r["prov:activity"] == seed for r in data["wasGeneratedBy"].values())
     assert any(r["prov:generatedEntity"] == loaded and r["prov:usedEntity"] == parents
                for r in data["wasDerivedFrom"].values())

@@ -220,7 +220,7 @@ def test_a_broken_preflight_is_refused_by_the_cli_too(tmp_path):
     assert "ZeroDivisionError" in out["errors"][0]["message"]
 
 
-def test_preflight_sees_headers_and_array_shapes_never_the_data(tmp_path):
+def test_preflight_sees_headers_table_profiles_and_array_shapes_never_the_arrays(tmp_path):
     seen = tmp_path / "seen.json"
     root = probe(tmp_path, f"""\
 import json
@@ -237,9 +237,16 @@ def preflight(params, artifacts):
     assert probe_errors(root, frames="data/f.npz") == []
     got = json.loads(seen.read_text())
     assert got["params"] == {"table": "data/t.csv", "columns": ["a"], "frames": "data/f.npz"}
-    assert got["artifacts"]["table"] == {"type": "csv-table", "size_bytes": 8, "columns": ["a", "b"]}
+    one = {"missing": 0, "distinct": 1, "distinct_capped": False, "kind": "numeric"}
+    assert got["artifacts"]["table"] == {
+        "type": "csv-table", "size_bytes": 8, "columns": ["a", "b"], "rows": 1,
+        "profile": {"a": {**one, "values": [[1, 1]], "min": 1.0, "max": 1.0},
+                    "b": {**one, "values": [[2, 1]], "min": 2.0, "max": 2.0}},
+        "cells": [[1, 2]], "profile_absent": None, "cells_absent": None, "malformed": None}
+    # the small 1-D axis comes with its values; the 4-D data array only with its shape
     assert got["artifacts"]["frames"]["arrays"] == {"frames": {"shape": [2, 3, 4, 5], "dtype": "float32"},
-                                                    "delays_ps": {"shape": [2], "dtype": "float64"}}
+                                                    "delays_ps": {"shape": [2], "dtype": "float64",
+                                                                  "values": [0.0, 1.0]}}
     assert set(got["artifacts"]["frames"]) == {"type", "size_bytes", "arrays"}
 
 

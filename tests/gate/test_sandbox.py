@@ -243,3 +243,17 @@ def test_preflight_answer_too_large_to_be_real_is_refused_not_read(tmp_path):
                                          "    return [{'path': 'table', 'message': 'x' * 1000}] * 20000\n"))
     assert [e.code for e in errors] == ["preflight"]
     assert "larger than the sandbox's limit of 4 MiB" in errors[0].message
+
+
+@isolated
+def test_slurm_clients_fail_at_once_in_the_networkless_sandbox(tmp_path):
+    """Snakemake's Slurm plugin runs `scontrol show config` as it is imported; without network that waited out
+    a 10 s timeout on every cold gate. In the sandbox the Slurm clients say why they cannot work and stop."""
+    errors = gate_errors(probe(tmp_path, """\
+import subprocess
+
+def preflight(params, artifacts):
+    done = subprocess.run(["scontrol", "show", "config"], capture_output=True, text=True, timeout=5)
+    return [{"path": "table", "message": f"exit {done.returncode}: {done.stderr.strip()}"}]
+"""))
+    assert [e.message for e in errors] == ["exit 1: no Slurm inside the snakegate sandbox (it has no network)"]

@@ -147,11 +147,12 @@ def test_check_warns_about_a_missing_tool_and_still_passes(reg):
     assert not [f for f in report["findings"] if f["severity"] == "error"]
 
 
-def test_test_command_skips_cleanly_without_the_tool_and_runs_with_it(reg, tmp_path):
+def test_test_command_skips_without_the_tool_failing_because_nothing_proved_the_case_and_runs_with_it(reg, tmp_path):
     proc = cli(reg, "test", "needs-tool", path=base_path())
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # a case that could not run is never a pass
     assert f"skip  needs-tool/basic: workflow `needs-tool` needs the external tool `{TOOL}`" in proc.stdout
     assert INSTALL in proc.stdout and "1 skipped" in proc.stdout
+    assert "1 test case(s) could not run here, so nothing proves them" in proc.stdout
     with_tool = os.pathsep.join([str(fake_tool(tmp_path / "bin")), base_path()])
     proc = cli(reg, "test", "needs-tool", path=with_tool)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -19,6 +19,7 @@ import yaml
 
 from registry_copies import REPO, clean_env, make_registry, run_names, snakegate
 from spawned_workflow import SPAWNED
+from prov_iris import run_ident
 
 COLUMNS = ["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g", "sex"]
 CLEAN_PARAMS = {"dataset_file": "data/examples/tabular-penguins.csv", "columns": COLUMNS}
@@ -101,7 +102,7 @@ def test_the_plan_record_has_a_sub_activity_per_step_and_the_data_flow_between_t
     run_dir = runs["snakegate"]
     prov = json.loads((run_dir / "prov.json").read_text())
     activities = prov["activity"]
-    run_ident = f"run:{run_dir.name}"
+    run = run_ident(run_dir)
     steps = {a["sg:step"]: (ident, a) for ident, a in activities.items()
              if "sg:PlanStep" in json.dumps(a.get("prov:type")) and "sg:step" in a}
     assert set(steps) == {"clean", "bench"}
@@ -109,7 +110,7 @@ def test_the_plan_record_has_a_sub_activity_per_step_and_the_data_flow_between_t
         _ident, attrs = steps[name]
         assert attrs["sg:workflow"] == workflow and attrs["sg:version"]
         assert len(attrs["sg:workflowHash"]) == 64
-        assert attrs["wfprov:wasPartOfWorkflowRun"]["$"] == run_ident
+        assert attrs["wfprov:wasPartOfWorkflowRun"]["$"] == run
     # every job is part of its step's activity
     jobs = {i: a for i, a in activities.items() if "/job/" in i}
     assert jobs and all(a["wfprov:wasPartOfWorkflowRun"]["$"] == steps[a["sg:step"]][0] for a in jobs.values())

@@ -22,6 +22,7 @@ from snakegate.provenance import capture
 from snakegate.provenance.document import PLAIN_RELATIONS, RELATIONS, TIME_FORMALS, Document, Many, Q, local
 
 from registry_copies import REPO, make_registry, new_run, run_names, snakegate
+from prov_iris import run_ident
 
 QNAMES = [Q(q) for q in ("sg:Job", "wfprov:ProcessRun", "prov:Plan", "schema:Person", "plan:rule/a/input/x",
                          "sg:jobLog", "file:abc/def")]
@@ -162,5 +163,5 @@ def test_a_builtin_dataset_is_an_entity_naming_the_library_and_version_that_ship
     assert attrs["sg:builtin"] == "builtin:breast_cancer"
     assert attrs["sg:providedBy"] == f"scikit-learn=={version('scikit-learn')}"
     users = {r["prov:activity"] for r in data["used"].values() if r["prov:entity"] == ident}
-    assert f"run:{run_dir.name}" in users
+    assert f"{run_ident(run_dir)}" in users
     assert any("/job/load" in u for u in users)  # the job whose params name it

@@ -28,6 +28,7 @@ from snakegate.provenance.document import SHORTCUT_PREDICATES, Document, Many, Q
 
 from prov_runs import SECRET, prov_json, types, val  # the runs themselves: session fixtures in conftest.py
 from registry_copies import REPO, git
+from prov_iris import run_ident
 
 PROV = rdflib.Namespace("http://www.w3.org/ns/prov#")
 
@@ -58,7 +59,7 @@ def used_by(data: dict) -> dict[str, list[dict]]:
 
 def entity_at(data: dict, path: str) -> str:
     """The one entity recorded for a registry-relative path."""
-    found = [i for i, a in data["entity"].items() if val(a.get("sg:path")) == path]
+    found = [i for i, a in data["entity"].items() if val(a.get("prov:location")) == path]
     assert len(found) == 1, (path, found)
     return found[0]
 
@@ -69,7 +70,7 @@ def role_name(rel: dict) -> str | None:
 
 
 def entity_path(data: dict, ident: str) -> str:
-    return val(data["entity"][ident]["sg:path"])
+    return val(data["entity"][ident]["prov:location"])
 
 
 def load_prov(run_dir: Path, fmt: str) -> ProvDocument:
@@ -102,7 +103,7 @@ def assert_prov_o_of(ttl: rdflib.Graph, doc: ProvDocument) -> None:
     _, only_ours, only_prov = graph_diff(ttl, prov_graph(doc))
     assert len(only_prov) == 0, sorted(only_prov)[:5]
     shortcuts = {PROV[name] for name in SHORTCUT_PREDICATES}
-    extra = [t for t in only_ours if not (t[1] in shortcuts or (t[1] == rdflib.RDF.type and t[2] == PROV.Role))]
+    extra = [t for t in only_ours if t[1] not in shortcuts]
     assert not extra, extra[:5]
     assert len(only_ours) > 0
 
@@ -183,6 +184,7 @@ def test_awkward_text_and_paths_survive_all_three_formats():
     doc.derived(f_out, f_in, kind="prov:Revision")
     doc.associated(run, person, plan=f_in, role="sg:operator")
     doc.associated(run, person)
+    doc.associated(job, person, role="sg:operator")  # qualified only: prov.ttl adds its plain triple
     doc.attributed(f_in, person)
     doc.delegated(person, person)
     doc.informed(run, job, kind="sg:Rerun")
@@ -213,7 +215,7 @@ def test_one_job_activity_per_rule_each_part_of_the_run(succeeded_run):
     data = prov_json(succeeded_run)
     jobs = jobs_of(data)
     assert sorted(val(a["sg:rule"]) for a in jobs.values()) == ["clean", "load", "plot", "profile"]
-    run_id = f"run:{succeeded_run.name}"
+    run_id = f"{run_ident(succeeded_run)}"
     for attrs in jobs.values():
         assert val(attrs["wfprov:wasPartOfWorkflowRun"]) == run_id
         assert val(attrs["sg:status"]) == "succeeded"
@@ -261,8 +263,8 @@ def test_outputs_derive_from_the_inputs_of_the_job_that_made_them(succeeded_run)
 
 def test_every_recorded_sha256_matches_the_file(succeeded_run, registry):
     data = prov_json(succeeded_run)
-    recorded = [(val(a["sg:path"]), val(a["sg:sha256"]), val(a["sg:size"]))
-                for a in data["entity"].values() if "sg:sha256" in a]
+    recorded = [(val(a["prov:location"]), val(a["schema:sha256"]), val(a["schema:contentSize"]))
+                for a in data["entity"].values() if "schema:sha256" in a]
     assert len(recorded) >= 10  # inputs, outputs, logs, config
     for path, digest, size in recorded:
         content = (registry / path).read_bytes()
@@ -288,7 +290,7 @@ def test_the_record_pins_the_registry_commit_and_the_workflow_tree(succeeded_run
 
 def test_the_run_is_associated_with_snakemake_whose_plan_is_the_workflow(succeeded_run):
     data = prov_json(succeeded_run)
-    run_id = f"run:{succeeded_run.name}"
+    run_id = f"{run_ident(succeeded_run)}"
     run = data["activity"][run_id]
     assert val(run["sg:status"]) == "succeeded"
     assocs = [r for r in data["wasAssociatedWith"].values() if r["prov:activity"] == run_id]
@@ -311,7 +313,7 @@ def test_the_invocation_and_config_file_are_recorded(succeeded_run):
     assert json.loads(val(inv["sg:params"])) == invocation["invocation"]["params"]
     config_id = entity_at(data, f"runs/{succeeded_run.name}/config.yaml")
     digest = hashlib.sha256((succeeded_run / "config.yaml").read_bytes()).hexdigest()
-    assert val(data["entity"][config_id]["sg:sha256"]) == digest
+    assert val(data["entity"][config_id]["schema:sha256"]) == digest
     assert config_id == f"file:{digest}/runs/{succeeded_run.name}/config.yaml"  # content-addressed
     assert any(r["prov:generatedEntity"] == config_id and r["prov:usedEntity"] == f"inv:{invocation['invocation_id']}"
                for r in data["wasDerivedFrom"].values())
@@ -351,15 +353,15 @@ def test_the_failed_job_is_recorded_with_its_error_and_log(failed_run):
     assert len(failed) == 1
     (ident, attrs), = failed.items()
     assert val(attrs["sg:rule"]) == "explode"
-    assert "non-zero exit status" in val(attrs["sg:error"])
+    assert "non-zero exit status" in val(attrs["schema:error"])
     log_id = entity_at(data, f"runs/{failed_run.name}/logs/explode.log")
     assert generated_by(data)[log_id] == [ident]
-    assert val(data["entity"][log_id]["sg:sha256"]) == hashlib.sha256(
+    assert val(data["entity"][log_id]["schema:sha256"]) == hashlib.sha256(
         (failed_run / "logs" / "explode.log").read_bytes()).hexdigest()
-    run = data["activity"][f"run:{failed_run.name}"]
+    run = data["activity"][f"{run_ident(failed_run)}"]
     assert val(run["sg:status"]) == "failed"
     assert val(run["sg:stoppedAt"]) == ident and val(run["sg:failedRule"]) == "explode"
-    assert not any(str(val(a.get("sg:path"))).endswith("results/final.txt") for a in data["entity"].values())
+    assert not any(str(val(a.get("prov:location"))).endswith("results/final.txt") for a in data["entity"].values())
 
 
 def test_outputs_made_before_the_failure_are_recorded_with_their_jobs(failed_run):
@@ -423,10 +425,10 @@ def test_the_run_record_facts_of_how_a_run_ended_reach_the_prov_record(succeeded
     wf = Registry.load(root).get("tabular-profile")
     data = capture.build(run_dir, root, root, wf.manifest.model_dump(), wf.schema, wf.folder, None, "failed",
                          "wf_").to_json()
-    run = data["activity"][f"run:{run_dir.name}"]
+    run = data["activity"][f"{run_ident(run_dir)}"]
     assert val(run["sg:failedRule"]) == "profile" and val(run["sg:failureException"]) == "CalledProcessError"
     assert val(run["sg:failureMessage"]) == "profile exited 1"
-    assert val(data["entity"][val(run["sg:failureLog"])]["sg:path"]) == f"runs/{run_dir.name}/logs/profile.log"
+    assert val(data["entity"][val(run["sg:failureLog"])]["prov:location"]) == f"runs/{run_dir.name}/logs/profile.log"
     assert val(run["sg:missingOutput"]) == "results/profile.json" and val(run["sg:runningJob"]) == "plot"
     assert val(run["sg:inputChanged"]) == staged
     gate_used = {r["prov:entity"] for r in data["used"].values() if r["prov:activity"].endswith("/gate")}
@@ -443,7 +445,9 @@ def _normalised(run_dir: Path) -> set[str]:
     """The record with run ids, times and the per-run config file made comparable, as a set of records."""
     config = hashlib.sha256((run_dir / "config.yaml").read_bytes()).hexdigest()
     # config.yaml names the run id inside, so its bytes (and so its content-addressed id) differ
-    text = (run_dir / "prov.json").read_text().replace(run_dir.name, "RUN").replace(config, "CONFIG")
+    uuid = json.loads((run_dir / "run.json").read_text())["run_uuid"]  # each run its own IRI
+    text = (run_dir / "prov.json").read_text().replace(run_dir.name, "RUN").replace(config, "CONFIG") \
+        .replace(uuid, "RUN-UUID")
     data = json.loads(text)
     out = set()
     for section, records in data.items():
@@ -453,7 +457,7 @@ def _normalised(run_dir: Path) -> set[str]:
             attrs = {k: v for k, v in attrs.items()
                      if k not in ("prov:startTime", "prov:endTime", "prov:time", "sg:source")}
             if ident == "file:CONFIG/runs/RUN/config.yaml":
-                attrs.pop("sg:size")
+                attrs.pop("schema:contentSize")
             key = "_" if ident.startswith("_:") else ident
             out.add(json.dumps([section, key, attrs], sort_keys=True))
     return out
@@ -493,13 +497,13 @@ def test_a_run_from_the_chat_names_the_model_and_the_approver(succeeded_run, reg
     assert "prov:SoftwareAgent" in types(data["agent"][model])
     inv = next(i for i, a in data["entity"].items() if "sg:Invocation" in types(a))
     assert any(r["prov:entity"] == inv and r["prov:agent"] == model for r in data["wasAttributedTo"].values())
-    approval = data["activity"][f"run:{succeeded_run.name}/approval"]
+    approval = data["activity"][f"{run_ident(succeeded_run)}/approval"]
     assert approval["prov:startTime"].startswith("2026-01-31T10:00:00")
     assert val(approval["sg:conversationId"]) == "c-42"
     approver = f"agent:person/{local('Ada Tester')}"
-    assert any(r["prov:activity"] == f"run:{succeeded_run.name}/approval" and r["prov:agent"] == approver
+    assert any(r["prov:activity"] == f"{run_ident(succeeded_run)}/approval" and r["prov:agent"] == approver
                and val(r.get("prov:role")) == "sg:approver" for r in data["wasAssociatedWith"].values())
-    assert any(r["prov:informed"] == f"run:{succeeded_run.name}" for r in data["wasInformedBy"].values())
+    assert any(r["prov:informed"] == f"{run_ident(succeeded_run)}" for r in data["wasInformedBy"].values())
 
 
 @pytest.mark.parametrize("field,value,needle", [
@@ -589,11 +593,11 @@ def test_a_cancelled_run_records_the_finished_job_and_the_one_it_stopped(tmp_pat
     data = prov_json(run_dir)
     statuses = {val(a["sg:wildcards"]): val(a["sg:status"]) for a in jobs_of(data).values()}
     assert statuses == {'{"i":"0"}': "succeeded", '{"i":"1"}': "cancelled"}
-    run = data["activity"][f"run:{run_id}"]
+    run = data["activity"][run_ident(run_dir)]
     assert val(run["sg:status"]) == "cancelled" and val(run["sg:cancelledBy"]) == "SIGINT"
-    assert val(run["sg:stoppedAt"]) == f"run:{run_id}/job/step/1"
+    assert val(run["sg:stoppedAt"]) == f"{run_ident(run_dir)}/job/step/1"
     killed_log = entity_at(data, f"runs/{run_id}/logs/part_1.log")
-    assert generated_by(data)[killed_log] == [f"run:{run_id}/job/step/1"]
+    assert generated_by(data)[killed_log] == [f"{run_ident(run_dir)}/job/step/1"]
 
 
 def test_the_provenance_package_imports_no_snakegate_core_module():
@@ -616,6 +620,6 @@ def test_a_real_cancelled_run_records_the_job_it_stopped_and_the_signal(cancelle
     data = prov_json(cancelled_run)
     statuses = {val(a["sg:rule"]): val(a["sg:status"]) for a in jobs_of(data).values()}
     assert statuses == {"copy": "succeeded", "wait": "cancelled"}
-    run = data["activity"][f"run:{cancelled_run.name}"]
+    run = data["activity"][f"{run_ident(cancelled_run)}"]
     assert val(run["sg:status"]) == "cancelled" and val(run["sg:cancelledBy"]) == "SIGINT"
     assert val(run["sg:stoppedAt"]).endswith("/job/wait")

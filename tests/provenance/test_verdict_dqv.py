@@ -19,7 +19,10 @@ import rdflib
 from registry_copies import clean_env, new_run, run_names
 from snakegate.provenance import vocab
 from verdict_runs import checks_of, scored_config, scored_registry
+from prov_iris import run_iri
 
+PROV = rdflib.Namespace("http://www.w3.org/ns/prov#")
+SCHEMA = rdflib.Namespace("http://schema.org/")
 PREFIXES = """
 PREFIX prov: <http://www.w3.org/ns/prov#>
 PREFIX dqv: <http://www.w3.org/ns/dqv#>
@@ -90,24 +93,23 @@ def test_each_checked_value_is_a_measurement_of_its_metric_computed_on_the_file_
     record = json.loads((run_dir / "run.json").read_text())
     g = graph(run_dir)
     found = by_name(measurements(g))
-    run_iri = rdflib.URIRef(vocab.NAMESPACES["run"] + run_dir.name)
+    run = run_iri(run_dir)
     for name, check in checks_of(record).items():
         m = found[name]
         assert (m["verdict"], m["value"], m["threshold"]) == (check["status"], check["value"], check["threshold"])
-        assert m["run"] == run_iri
+        assert m["run"] == run
     score = found["score"]
     assert (score["verdict"], score["value"], score["threshold"]) == ("fail", 0.3, 0.4)
     digest = hashlib.sha256((run_dir / "results" / "metrics.json").read_bytes()).hexdigest()
     file = score["file"]
-    assert g.value(file, rdflib.URIRef(vocab.SG + "sha256")).toPython() == digest
-    assert str(g.value(file, rdflib.URIRef(vocab.SG + "path"))).endswith(f"{run_dir.name}/results/metrics.json")
+    assert g.value(file, SCHEMA.sha256).toPython() == digest
+    assert str(g.value(file, PROV.atLocation)).endswith(f"{run_dir.name}/results/metrics.json")
 
 
 def test_the_run_says_its_overall_verdict(runs):
     for kind, expected in (("below", "fail"), ("failed", "unknown"), ("plan", "fail")):
         g = graph(runs[kind])
-        run_iri = rdflib.URIRef(vocab.NAMESPACES["run"] + runs[kind].name)
-        assert str(g.value(run_iri, rdflib.URIRef(vocab.SG + "verdict"))) == expected, kind
+        assert str(g.value(run_iri(runs[kind]), rdflib.URIRef(vocab.SG + "verdict"))) == expected, kind
 
 
 def test_a_check_that_could_not_be_measured_says_why_with_no_value_and_no_file(runs):
@@ -125,7 +127,7 @@ def test_a_plans_checks_are_metrics_of_each_steps_workflow_measured_on_that_step
                              "low.score", "low.summarized", "low.values_mean"]
     low = found["low.score"]
     assert (low["verdict"], low["value"], str(low["label"])) == ("fail", 0.1, "score")
-    assert str(g.value(low["file"], rdflib.URIRef(vocab.SG + "path"))).endswith("/steps/low/results/metrics.json")
+    assert str(g.value(low["file"], PROV.atLocation)).endswith("/steps/low/results/metrics.json")
 
 
 def test_every_snakegate_term_of_the_verdict_is_defined_with_a_label_and_a_comment(runs):

@@ -19,6 +19,7 @@ import time
 
 import pytest
 import yaml
+from prov_iris import run_ident
 from registry_copies import REPO, clean_env, make_registry, run_names, snakegate
 
 ON_THE_WING = [16, 24, 8, 24]      # the parent's ROI: contaminated (KS p ~ 1e-9)
@@ -96,7 +97,7 @@ def test_a_refinement_stops_at_the_first_clean_verdict_each_run_a_fork_of_the_on
     assert any("[20, 28, 8, 24]" in line and "pass" in line for line in table)
     # PROV: the run used the approval, a prov:Plan of snakegate's type, carrying its sha256
     prov = snakegate(registry, "prov", second).stdout
-    assert f"used(run:{second}, refinement:{record['refinement']}" in prov
+    assert f"used({run_ident(registry / 'runs' / second)}, refinement:{record['refinement']}" in prov
     assert f'sg:approvalSha256="{record["approval_sha256"]}"' in prov
     # and the records prove themselves
     assert snakegate(registry, "verify", second).returncode == 0

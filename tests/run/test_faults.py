@@ -180,7 +180,7 @@ def test_a_failed_job_is_recorded_with_its_exception_message_and_the_tail_of_its
     assert "CalledProcessError" not in record["error"]
     # the job's PROV activity carries the same facts
     boom = next(a for a in prov_jobs(run_dir).values() if a["sg:rule"] == "boom")
-    assert boom["sg:status"] == "failed" and boom["sg:error"] == record["error"]
+    assert boom["sg:status"] == "failed" and boom["schema:error"] == record["error"]
     assert boom["sg:failureException"] == "RuntimeError" and message in boom["sg:logTail"]
     shown = " ".join(sg(registry, "show-run", run_dir.name).stdout.split())  # read as a user does: wrapped at 80
     assert f"RuntimeError: {message}" in shown and "stderr/boom.log" in shown
@@ -201,7 +201,7 @@ def test_each_jobs_stderr_lands_in_its_own_file_in_the_run_folder(registry, tmp_
     assert not (run_dir / "stderr" / "gather.log").exists()  # a job that printed nothing leaves no file
     doc = json.loads((run_dir / "prov.json").read_text())
     made = {a["prov:entity"] for a in doc["wasGeneratedBy"].values()}
-    paths = {str(doc["entity"][e].get("sg:path")) for e in made if e in doc["entity"]}
+    paths = {str(doc["entity"][e].get("prov:location")) for e in made if e in doc["entity"]}
     assert any(p.endswith("stderr/step/i=0.log") for p in paths), paths  # the job generated its stderr file
 
 

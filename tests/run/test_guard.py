@@ -136,9 +136,9 @@ def test_an_intermediate_replaced_between_two_jobs_stops_the_job_that_would_read
     entities = prov["entity"]
     generated = {rel["prov:entity"] for rel in prov["wasGeneratedBy"].values()
                  if rel["prov:activity"].endswith("/job/make")}
-    digests = {entities[e]["sg:sha256"] for e in generated if entities[e].get("sg:path", "").endswith("made.csv")}
+    digests = {entities[e]["schema:sha256"] for e in generated if entities[e].get("prov:location", "").endswith("made.csv")}
     assert digests == {made}
-    forged = [e for e in entities.values() if e.get("sg:sha256") == sha256(run_dir / "results" / "made.csv")]
+    forged = [e for e in entities.values() if e.get("schema:sha256") == sha256(run_dir / "results" / "made.csv")]
     assert forged and forged[0].get("sg:changedAfterGeneration") is True
 
 

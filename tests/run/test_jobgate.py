@@ -20,6 +20,7 @@ import pytest
 
 from registry_copies import make_registry
 from spawned_workflow import SPAWNED
+from prov_iris import run_ident
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory) -> tuple[Path, Path, Path]:
@@ -73,10 +74,10 @@ def test_the_prov_record_has_each_jobs_own_times_and_the_executor(finished):
     _root, _config, run_dir = finished
     prov = json.loads((run_dir / "prov.json").read_text())
     activities = prov["activity"]
-    run = activities[f"run:{run_dir.name}"]
+    run = activities[f"{run_ident(run_dir)}"]
     assert run["sg:executor"] == "local"
     recs = {r["rule"]: r for r in records(run_dir)}
-    job = activities[f"run:{run_dir.name}/job/second"]
+    job = activities[f"{run_ident(run_dir)}/job/second"]
     assert job["sg:executor"] == "local"
     from snakegate.provenance.jobs import epoch_text
 

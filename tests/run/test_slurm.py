@@ -24,6 +24,7 @@ import pytest
 import slurm_cluster
 from registry_copies import REPO
 from run_faults import fault_registry
+from prov_iris import run_ident
 
 PROFILE = "profiles/slurm"
 EXAMPLE = "workflows/tabular-profile/examples/basic.yaml"
@@ -33,15 +34,9 @@ RUN_LIMIT_S = 240
 
 @pytest.fixture(scope="module")
 def cluster():
-    reason = slurm_cluster.why_not()
+    reason = slurm_cluster.why_not_test()
     if reason:
-        pytest.skip(f"no Slurm here: {reason}")
-    if shutil.which("timeout") is None:
-        pytest.skip("no Slurm tests without coreutils' timeout (every run is bounded by it)")
-    try:
-        import snakemake_executor_plugin_slurm  # noqa: F401
-    except ImportError:
-        pytest.skip('the Slurm executor plugin is not installed: pip install -e ".[test]"')
+        pytest.skip(reason)
     running = slurm_cluster.up()  # its own folder: munged must reach it as the munge user
     yield running
     running.stop()
@@ -98,12 +93,12 @@ def new_jobs(cluster, before: list[int]) -> list[dict]:
 def prov_jobs(run_dir: Path) -> dict[str, dict]:
     """rule -> the job's activity in prov.json."""
     activities = json.loads((run_dir / "prov.json").read_text())["activity"]
-    prefix = f"run:{run_dir.name}/job/"
+    prefix = f"{run_ident(run_dir)}/job/"
     return {key[len(prefix):]: value for key, value in activities.items() if key.startswith(prefix)}
 
 
 def prov_run(run_dir: Path) -> dict:
-    return json.loads((run_dir / "prov.json").read_text())["activity"][f"run:{run_dir.name}"]
+    return json.loads((run_dir / "prov.json").read_text())["activity"][f"{run_ident(run_dir)}"]
 
 
 def test_snakegate_run_through_slurm_matches_the_local_run_with_exactly_its_jobs(cluster, registry, tmp_path):
@@ -180,7 +175,7 @@ def test_a_failing_rule_on_slurm_is_failed_with_the_jobs_own_error_text(cluster,
     (copied,) = record["failure"]["cluster_logs"]
     assert (run_dir / copied["path"]).is_file()
     run = prov_run(run_dir)
-    assert run["sg:status"] == "failed" and "target_properties ['Cr']" in run["sg:error"]
+    assert run["sg:status"] == "failed" and "target_properties ['Cr']" in run["schema:error"]
     boom = prov_jobs(run_dir)["boom"]
     assert boom["sg:status"] == "failed" and boom["sg:executor"] == "slurm" and boom["sg:schedulerJobId"]
     prov_text = (run_dir / "prov.json").read_text()

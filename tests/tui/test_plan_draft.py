@@ -48,6 +48,7 @@ async def _guided_plan_runs(plan_registry):
                          "result")
         await say(pilot, ", ".join(SIZE_COLUMNS))
         await say(pilot, "sex")
+        await say(pilot, "skip")  # feature_columns: every column but the label
         await wait_until(pilot, lambda: app.shown_draft is not None and app.shown_draft.plan is not None,
                          what="the plan's draft")
         screen = screen_lines(app)

@@ -66,7 +66,7 @@ def saved(probed) -> list[dict]:
 
 def test_under_the_probe_every_output_still_matches_its_expected_file(probed):
     proc, _ = probed
-    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert proc.returncode == proc.expected_returncode, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert " passed, 0 failed" in proc.stdout
 
 

@@ -289,12 +289,13 @@ def test_missing_bcftools_is_refused_with_its_install_command(gate_registry, mon
     assert "sudo apt-get install bcftools" in errors[0].hint
 
 
-def test_snakegate_test_skips_the_workflow_cleanly_without_bcftools(tmp_path):
+def test_snakegate_test_without_bcftools_skips_the_workflow_and_fails_saying_what_to_install(tmp_path):
     proc = snakegate_cli(ROOT, "test", "variant-annotation", PATH=path_without_tools(tmp_path / "bin"))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # skipped cases proved nothing
     assert "skip  variant-annotation/basic" in proc.stdout and "sudo apt-get install bcftools" in proc.stdout
     cases = len(list((ROOT / "workflows/variant-annotation/test").glob("*/config.yaml")))
     assert f"{cases} test case(s): 0 passed, 0 failed, {cases} skipped" in proc.stdout  # every case, none run
+    assert f"{cases} test case(s) could not run here" in proc.stdout
 
 
 @needs_bcftools

@@ -248,13 +248,14 @@ def test_missing_tools_are_refused_with_their_install_commands(monkeypatch, tmp_
     assert all(f"sudo apt-get install {t}" in e.hint for t, e in zip(TOOLS, errors))
 
 
-def test_snakegate_test_skips_the_workflow_cleanly_without_the_tools(tmp_path):
+def test_snakegate_test_without_the_tools_skips_the_workflow_and_fails_saying_what_to_install(tmp_path):
     env = clean_env(PATH=path_without_tools(tmp_path / "bin"))
     proc = subprocess.run([sys.executable, "-m", "snakegate.cli", "test", "variant-calling"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # a skipped case proved nothing
     assert "skip  variant-calling/basic" in proc.stdout and "sudo apt-get install bwa" in proc.stdout
-    assert "1 skipped" in proc.stdout and "Traceback" not in proc.stderr
+    assert "1 skipped" in proc.stdout and "1 test case(s) could not run here" in proc.stdout
+    assert "Traceback" not in proc.stderr
 
 
 def test_snakegate_check_warns_without_the_tools_and_passes(tmp_path):

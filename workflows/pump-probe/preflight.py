@@ -1,7 +1,16 @@
 """pump-probe preflight: the ROIs against the detector shape, and the archive's arrays, before any job runs.
 
-Pure: reads only its arguments (the resolved params and the read-only view of
-data_file the gate passes: array names, shapes and dtypes, never the data).
+Refused, each with the fix: an archive without `frames` (4 axes: delays x shots x rows x columns) and
+`delays_ps` (one per delay), fewer than 3 delays or 2 shots, arrays that are not numbers; a delay that is
+not a finite number; a time_zero_ps with no delay before it (scripts/pvalues.py tests every delay against
+the shots taken before the pump); an empty ROI, one reaching outside the detector, a background ROI under
+16 pixels or overlapping the signal ROI.
+
+What it cannot see (the data, never read at the gate): non-finite pixel counts, and a background ROI whose
+pixels never change; scripts/extract.py and scripts/pvalues.py refuse those when the run reads the frames.
+
+Pure: reads only its arguments (the resolved params and the read-only view of data_file the gate passes:
+array names, shapes and dtypes, and the values of the small 1-D `delays_ps`, never the frames).
 """
 
 ROIS = ("signal_roi", "background_roi")
@@ -51,10 +60,32 @@ def _array_findings(arrays):
     return found, shape[2:]
 
 
+def _delay_findings(params, delays):
+    """Findings about the delay values (when the gate could read them) against time_zero_ps."""
+    values = delays.get("values")
+    if values is None:
+        return []
+    if any(v != v or v in (float("inf"), float("-inf")) for v in values):
+        return [{"path": "data_file", "message": "`delays_ps` in `data_file` holds a value that is not a finite "
+                                                 "number (NaN or infinity)",
+                 "hint": "save every delay as a number of picoseconds"}]
+    t0 = params["time_zero_ps"]
+    if not any(v < t0 for v in values):
+        return [{"path": "time_zero_ps",
+                 "message": f"no delay lies before `time_zero_ps` {t0:g} ps (the delays run from {min(values):g} to "
+                            f"{max(values):g} ps); every delay is tested against the shots taken before the pump "
+                            "arrives",
+                 "hint": f"set time_zero_ps above {min(values):g} (where the pump really arrives), or record "
+                         "delays before time zero"}]
+    return []
+
+
 def preflight(params, artifacts):
     """Gate findings ({path, message, hint}) for the ROIs and the archive's arrays."""
     view = artifacts.get("data_file")
     found, detector = _array_findings(view["arrays"]) if view else ([], None)
+    if view and not found:
+        found += _delay_findings(params, view["arrays"]["delays_ps"])
     rois = {name: list(params[name]) for name in ROIS}
     usable = {}
     for name, roi in rois.items():

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from snakegate.provenance.rocrate import from_prov as rp
 from snakegate.provenance.rocrate import verdict
-from snakegate.provenance import runstore
+from snakegate.provenance import runstore, vocab
 from snakegate.provenance import secrets as secretkeys
 from snakegate.provenance.runrecords import run_secrets, scrub
 from snakegate.provenance.compare import load_prov, plain
@@ -120,6 +120,10 @@ class _Crate:
         self.owners: dict[str, str] = {}  # rule -> the workflow it belongs to
         self.instruments: set[str] = set()  # rules a job action ran
         self.actions: list = []
+        self.extra_controls: list = []  # the ControlActions of rules no job of which started (not_started)
+        self.mentioned: list = []  # further actions mentioned from the root (a chat's approval)
+        self.job_tools = rp.job_tools(self.prov)  # job activity -> the external tools its command ran
+        self.external = {t["id"]: t for t in rp.tools(self.prov)}
         self.person = None
 
     def add(self, ident: str, props: dict):
@@ -209,12 +213,58 @@ class _Crate:
         return tool
 
     def ran(self, rules) -> list:
-        """The tools of `rules` that a job action names as instrument (a tool in a workflow's hasPart must be
-        one: a rule that never ran in the run, nor in its parent's copied jobs, is a step of the workflow but
-        not one of its parts here); all of them when none ran."""
+        """The tools of `rules` that an action names as instrument: a tool in a workflow's hasPart must be one
+        (Provenance Run Crate). In a run that stopped (failed, cancelled, interrupted), or one where no job ran
+        at all, each rule with no job action gets an action that says no job of it started (not_started), so
+        every rule is a part; in a run that succeeded, a rule none of whose jobs was needed is a step of the
+        workflow but not one of its parts."""
         rules = list(rules)
-        done = [self.tools[r] for r in rules if r in self.instruments]
-        return done or [self.tools[r] for r in rules]
+        if self.status != "succeeded" or not any(r in self.instruments for r in rules):
+            for rule in rules:
+                if rule not in self.instruments:
+                    self.not_started(rule)
+        return [self.tools[r] for r in rules if r in self.instruments]
+
+    def not_started(self, rule: str):
+        """The action of a rule whose jobs never started in this run: failed (it did not happen), with why; no
+        start, and the run's end as its end (the moment it was settled that it would not happen)."""
+        why = {"failed": "the run failed", "cancelled": "the run was cancelled",
+               "interrupted": "the run was interrupted"}.get(self.status, f"the run ended {self.status}")
+        ident = f"#not-started-{_slug(rule)}"
+        action = self.action(self.tools[rule], ident, f"rule {rule}: no job started",
+                             f"No job of rule {rule} started in run {self.run_id}: {why} before one did.",
+                             "not-started", None, rp.crate_time(self.run_attrs.get("prov:endTime")),
+                             f"not started: {why} before any job of rule {rule} started",
+                             [], [])
+        self.instruments.add(rule)
+        self.extra_controls.append(self.control(rule, action, f"Snakemake had rule {rule} in the run; {why} before "
+                                                              "any job of it started"))
+        return action
+
+    def control(self, rule: str, action, description: str):
+        """The ControlAction of one step's execution: the step as instrument, the tool's action as object."""
+        control = self.add(f"#control-{action.id[1:]}", {"@type": "ControlAction", "name": f"orchestrate {rule}",
+                                                         "description": description})
+        control["instrument"] = self.steps[rule]
+        control["object"] = action
+        if self.person is not None:
+            control["agent"] = self.person
+        return control
+
+    def partial_results(self, jobs: list, results: list) -> list:
+        """The run's results: its declared outputs that exist; for a run that made none (a failed or stopped
+        run), every file its jobs did make (partial outputs and logs)."""
+        if results:
+            return results
+        out = []
+        for job in jobs:
+            for path, _role in job.generated:
+                source = _resolve(self.root, path)
+                if source.is_file():
+                    entity = self.file(source, _rel(source, self.root))
+                    if entity not in out:
+                        out.append(entity)
+        return out
 
     def parameters(self) -> tuple[list, list]:
         """(objects, results) of the run action: input files and PropertyValues, declared outputs."""
@@ -225,7 +275,10 @@ class _Crate:
             params = secretkeys.redact(self.schema, params, self.key)[0]
         param_fps, output_fps = {}, {}
         for name, sub in properties.items():
-            kind = "File" if sub.get("x-artifact") else _TYPES.get(sub.get("type"), "Text")
+            value = params.get(name)
+            # an artifact param whose value is no file (a builtin dataset's name) maps to a PropertyValue: Text
+            is_file = sub.get("x-artifact") and not (isinstance(value, str) and value.startswith("builtin:"))
+            kind = "File" if is_file else value_type(sub)
             param_fps[name] = self.crate.add_formal_parameter(
                 name=name, additionalType=kind, identifier=f"#param-{_slug(name)}", description=sub.get("description"),
                 valueRequired=name in (self.schema.get("required") or []))
@@ -246,6 +299,12 @@ class _Crate:
                     "value": value if isinstance(value, (str, int, float, bool)) else json.dumps(value, sort_keys=True)})
             self.example_of(entity, param_fps.get(name))
             objects.append(entity)
+        for name in properties:
+            if name not in params:  # an optional param the run left unset: said so, and no value invented
+                self.example_of(self.add(f"#pv-{_slug(name)}", {
+                    "@type": "PropertyValue", "name": name,
+                    "description": f"{name} was not set in this run: the workflow's own behaviour without it applied"}),
+                    param_fps[name])
         for name, out in (self.manifest.get("outputs") or {}).items():
             source = self.run_dir / out["path"]
             if source.is_file():
@@ -288,29 +347,32 @@ class _Crate:
                 self.example_of(entity, self.rule_fps.get((job.rule, direction, name)))
         tool = self.tool(job.rule)
         self.instruments.add(job.rule)
+        ran = [self.external_tool(t) for t in (self.job_tools.get(job.ident, []) if parent is None else [])]
+        for app in ran:  # the rule's tool requires the external tools its jobs ran
+            required = tool.get("softwareRequirements") or []
+            required = required if isinstance(required, list) else [required]
+            if app.id not in {r.id for r in required}:
+                tool["softwareRequirements"] = [*required, app]
         where = f" in run {parent}, whose outputs this fork copied instead of running it again" if parent else ""
         wildcards = f" with wildcards {job.wildcards}" if job.wildcards else ""
+        names = ", ".join(f"{a.get('name')} {a.get('softwareVersion')}" for a in ran)
+        wildcards += f", running {names}" if ran else ""
         # a job a cancel killed has no end of its own: it ended when the run did
         end = rp.crate_time(job.end) or (rp.crate_time(run_end) if job.status in ("cancelled", "failed") else None)
         ident = f"#job-{_slug(parent) + '-' if parent else ''}{_slug(job.suffix)}"
         action = self.action(tool, ident, f"job {job.suffix}" + (f" (run {parent})" if parent else ""),
                              f"Snakemake job of rule {job.rule}{wildcards}{where}: {job.status or 'unknown'}",
                              job.status, rp.crate_time(job.start), end, job.error, inputs, outputs)
-        control = self.add(f"#control-{ident[1:]}", {"@type": "ControlAction", "name": f"orchestrate {job.rule}",
-                                                     "description": f"Snakemake scheduling the job of rule {job.rule}"})
-        control["instrument"] = self.steps[job.rule]
-        control["object"] = action
-        if self.person is not None:
-            control["agent"] = self.person
-        return control
+        return self.control(job.rule, action, f"Snakemake scheduling the job of rule {job.rule}")
 
     def run(self, license: str):
         self.describe_root(license)
         self.workflow()
         objects, results = self.parameters()
-        run_action = self.run_action(objects, results, f"snakegate run {self.run_id} of workflow {self.wf_id} "
-                                                       f"{self.manifest.get('version', '')}: {self.status}")
         jobs = rp.jobs(self.prov)
+        run_action = self.run_action(objects, self.partial_results(jobs, results),
+                                     f"snakegate run {self.run_id} of workflow {self.wf_id} "
+                                     f"{self.manifest.get('version', '')}: {self.status}")
         controls = [self.job_action(job, self.run_attrs.get("prov:endTime")) for job in jobs]
         parent = self.record.get("parent_run")
         if parent:  # a fork: the parent's jobs of the rules it did not run again
@@ -328,7 +390,7 @@ class _Crate:
         """The run's CreateAction: the main workflow as instrument, the run's times, status and error."""
         start = rp.crate_time(self.run_attrs.get("prov:startTime"))
         end = rp.crate_time(self.run_attrs.get("prov:endTime"))
-        error = plain(self.run_attrs.get("sg:error")) or (f"cancelled by {self.record['cancelled_by']}"
+        error = rp.error_of(self.run_attrs) or (f"cancelled by {self.record['cancelled_by']}"
                                                            if self.record.get("cancelled_by") else None)
         return self.action(self.main, f"#run-{_slug(self.run_id)}", f"run {self.run_id} of {self.wf_id}", description,
                            self.status, start, end, error, objects, results)
@@ -336,12 +398,14 @@ class _Crate:
     def finish(self, run_action, controls: list):
         """Snakemake's OrganizeAction over the ControlActions, every action mentioned from the root, the records,
         the README; the crate."""
+        controls = [*controls, *self.extra_controls]
+        self.records(run_action)
         engine = self.add(SNAKEMAKE_IRI, {"@type": "SoftwareApplication", "name": "Snakemake", "url": SNAKEMAKE_IRI,
                                           "softwareVersion": rp.engine_version(self.prov) or "unknown"})
         organize = self.add(f"#orchestrate-{_slug(self.run_id)}", {
             "@type": "OrganizeAction", "name": f"Snakemake orchestrating run {self.run_id}",
             "description": f"Snakemake executing the jobs of run {self.run_id}"})
-        organize["instrument"] = engine
+        organize["instrument"] = [engine, *self.context(engine, run_action)]
         organize["result"] = run_action
         if controls:
             organize["object"] = controls
@@ -350,13 +414,94 @@ class _Crate:
                 organize[key] = run_action[key]
         if self.person is not None:
             organize["agent"] = self.person
-        self.crate.root_dataset["mentions"] = [*self.actions, organize, *controls]
-        self.records(run_action)
+        self.crate.root_dataset["mentions"] = [*self.actions, organize, *controls, *self.mentioned]
         self.readme(verdict.add(self, run_action))
         for ident, fps in self.examples.items():
             self.crate.get(ident)["exampleOfWork"] = fps
         _single_values(self.crate)
         return self.crate
+
+    def iri(self, qname: str) -> str:
+        """A PROV record's prefixed name (`agent:snakegate`) as the absolute IRI it stands for."""
+        prefix, _, rest = str(qname).partition(":")
+        base = (self.prov.get("prefix") or {}).get(prefix) or vocab.NAMESPACES.get(prefix)
+        return f"{base}{rest}" if base else f"#{_slug(qname)}"
+
+    def external_tool(self, agent_id: str):
+        """An external tool (workflow.yaml `tools:`) as the record found it: name, version, executable's sha256."""
+        tool = self.external.get(agent_id) or {"name": agent_id.rsplit("/", 1)[-1]}
+        ident = self.iri(agent_id)
+        return self.add(ident, {
+            "@type": "SoftwareApplication", "name": tool.get("name"), "url": ident,
+            "softwareVersion": tool.get("version") or "unknown",
+            **({"sha256": tool["sha256"]} if tool.get("sha256") else {}),
+            "description": f"external tool {tool.get('name')} (workflow.yaml `tools:`), as found when the run ended"})
+
+    def context(self, engine, run_action) -> list:
+        """What a reader needs without opening prov.json, from the PROV record: snakegate and Python with their
+        versions (snakegate returned as a further instrument of the OrganizeAction, Python as Snakemake's
+        requirement), the registry snapshot (git commit) the workflow is part of, and a chat's approval: an
+        AcceptAction by the person, of the invocation the model proposed (its backend as provider), with the
+        transcript's sha256."""
+        found = {s["key"]: s for s in rp.software(self.prov)}
+        extra = []
+        # the same IRIs as the PROV record's agents and snapshot (agent:python, agent:snakegate, registry:<commit>)
+        if found.get("python"):
+            engine["softwareRequirements"] = self.add(self.iri("agent:python"), {
+                "@type": "SoftwareApplication", "name": "Python", "url": "https://www.python.org",
+                "softwareVersion": found["python"]["version"] or "unknown"})
+        if found.get("snakegate"):
+            ident = self.iri("agent:snakegate")
+            extra.append(self.add(ident, {
+                "@type": "SoftwareApplication", "name": "snakegate", "url": ident,
+                "softwareVersion": found["snakegate"]["version"] or "unknown",
+                "description": "the gate that proved the invocation and the runner that handed it to Snakemake"}))
+        snaps = rp.snapshots(self.prov)
+        if snaps and snaps[0].get("commit"):
+            snap = snaps[0]
+            state = "with uncommitted changes" if snap.get("dirty") in (True, "true") else "clean"
+            ident = self.iri(snap["id"])
+            self.main["isPartOf"] = self.add(ident, {
+                "@type": "SoftwareSourceCode", "name": f"workflow registry at git commit {snap['commit']}",
+                "version": snap["commit"], "identifier": snap["commit"], "url": ident,
+                "description": f"the registry snapshot the workflow copy that ran was made from ({state}"
+                               + (f", branch {snap['branch']}" if snap.get("branch") else "")
+                               + (f"; the workflow folder's git tree {snap['tree']}" if snap.get("tree") else "") + ")"})
+        self.approval(run_action)
+        return extra
+
+    def approval(self, run_action) -> None:
+        """A chat's (or MCP client's) approval of the invocation, mentioned from the root."""
+        found = rp.approval(self.prov)
+        if not found or not found.get("approver"):
+            return
+        person = self.add(f"#person-{_slug(found['approver'])}", {"@type": "Person", "name": found["approver"]})
+        props = {"@type": "AcceptAction", "name": f"{found['approver']} approved the invocation",
+                 "description": f"{found['approver']} approved the invocation proposed by model {found.get('model')}"
+                                f" through {found.get('backend')}; the run followed"}
+        if found.get("at"):
+            props["endTime"] = rp.crate_time(found["at"])
+        accept = self.add(f"#approval-{_slug(self.run_id)}", props)
+        accept["agent"] = person
+        invocation = self.files.get(f"{self.run_rel}/{runstore.INVOCATION_JSON}")
+        accept["object"] = invocation if invocation is not None else run_action
+        accept["result"] = run_action
+        if found.get("model"):
+            backend_id = self.iri(f"agent:backend/{local(found.get('backend') or 'unknown')}")
+            backend = self.add(backend_id, {"@type": "SoftwareApplication", "name": found.get("backend") or "unknown",
+                                            "url": backend_id})
+            model_id = self.iri(found["model_id"]) if found.get("model_id") else f"#model-{_slug(found['model'])}"
+            model = self.add(model_id, {
+                "@type": "SoftwareApplication", "name": found["model"], "provider": backend, "url": model_id,
+                **({"alternateName": found["answered_by"]} if found.get("answered_by") not in (None, found["model"])
+                   else {})})
+            accept["participant"] = model
+        if found.get("transcript_sha256") or found.get("conversation_id"):
+            accept["instrument"] = self.add(f"#transcript-{_slug(self.run_id)}", {
+                "@type": "CreativeWork", "name": "the chat up to the approval",
+                **({"sha256": found["transcript_sha256"]} if found.get("transcript_sha256") else {}),
+                **({"identifier": found["conversation_id"]} if found.get("conversation_id") else {})})
+        self.mentioned.append(accept)
 
     def records(self, run_action) -> None:
         """The run folder's records (x-sensitive values scrubbed from the copies) and logs."""
@@ -404,6 +549,16 @@ class _Crate:
             f"- `{self.run_rel}/` is the run folder: outputs, logs, `config.yaml`, `invocation.json`, `run.json`",
             "  and the run's W3C PROV record (`prov.json`, `prov.provn`, `prov.ttl`).",
         ]
+
+
+def value_type(schema: dict) -> str:
+    """The FormalParameter additionalType of a contract property: its JSON Schema type, or of a union such as
+    ["number", "null"] the one non-null type (Text when the union has several or the schema says none)."""
+    kind = schema.get("type") if isinstance(schema, dict) else None
+    if isinstance(kind, list):
+        named = [k for k in kind if isinstance(k, str) and k != "null"]
+        kind = named[0] if len(named) == 1 else None
+    return _TYPES.get(kind, "Text") if isinstance(kind, str) else "Text"
 
 
 def _single_values(crate) -> None:

@@ -274,8 +274,9 @@ class _PlanCrate(_Crate):
         self.workflow()
         objects, results = self.parameters()
         self.connections()
-        run_action = self.run_action(objects, results, f"snakegate run {self.run_id} of {self.wf_id}: {self.status}")
         jobs = rp.jobs(self.prov)
+        run_action = self.run_action(objects, self.partial_results(jobs, results),
+                                     f"snakegate run {self.run_id} of {self.wf_id}: {self.status}")
         controls = [self.job_action(job, self.run_attrs.get("prov:endTime")) for job in jobs]
         copied = self.parent_jobs({j.rule for j in jobs})
         controls += [self.job_action(job, None, self.record.get("parent_run")) for job in copied]

@@ -234,7 +234,7 @@ def test_find_connections_answers_which_workflows_consume_an_output_and_produce_
     by_output = {o["output"]: o for o in out.result["outputs"]}
     takers = {(c["consumer"], c["param"]): c for c in by_output["cleaned"]["consumed_by"]}
     assert set(takers) == {("classifier-benchmark", "dataset"), ("tabular-profile", "dataset_file")}
-    assert takers[("classifier-benchmark", "dataset")]["column_params"] == ["label_column"]
+    assert takers[("classifier-benchmark", "dataset")]["column_params"] == ["label_column", "feature_columns"]
     assert by_output["profile"]["consumed_by"] == [] and by_output["plot"]["consumed_by"] == []
     (dataset_file,) = out.result["inputs"]
     assert [(p["producer"], p["output"]) for p in dataset_file["produced_by"]] == [("tabular-profile", "cleaned")]

@@ -161,7 +161,7 @@ def test_choosing_by_number_describes_that_workflow(root):
 def test_exact_workflow_id_goes_straight_to_its_questions(root):
     events = guided_chat(root).send("classifier-benchmark")
     assert actions(events)[1].arguments == {"workflow": "classifier-benchmark"}
-    assert "1/8 `dataset`" in said(events)
+    assert "1/10 `dataset`" in said(events)
 
 
 def test_request_with_no_match_lists_every_workflow(root):
@@ -219,12 +219,14 @@ def test_unconvertible_value_is_reasked_with_the_expected_type_and_no_action(roo
     conv = guided_chat(root)
     start_classifier_on_wine(conv)
     conv.send("default")                      # label_column
+    conv.send("skip")                         # feature_columns: every column but the label
+    conv.send("default")                      # categorical_encoding
     events = conv.send("a fifth")             # test_fraction is a number
     assert actions(events) == []
     text = said(events)
     assert "`a fifth` is not a number" in text and "e.g. `0.2`" in text
-    assert "3/8 `test_fraction`" in text
-    assert "4/8 `model`" in said(conv.send("0.25"))
+    assert "5/10 `test_fraction`" in text
+    assert "6/10 `model`" in said(conv.send("0.25"))
 
 
 def test_boolean_answers_accept_yes_no_words_and_refuse_others(root):
@@ -249,7 +251,7 @@ def test_enum_typo_is_reasked_with_a_suggestion_and_no_action(root):
 def test_column_param_offers_the_tables_columns(root):
     conv = guided_chat(root)
     text = start_classifier_on_wine(conv)
-    assert "2/8 `label_column`" in text and "4. `quality_class`" in text
+    assert "2/10 `label_column`" in text and "4. `quality_class`" in text
     conv.send(number_of(text, "quality_class"))
     (draft,) = drafts(conv.send("done"))
     assert draft.params["dataset"] == "data/examples/classifier-wine.csv"

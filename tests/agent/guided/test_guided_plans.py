@@ -53,11 +53,13 @@ class Talk:
 
 
 def to_plan_draft(say: Talk):
-    """The chain request, then its questions answered: the penguins table, the size columns, sex."""
+    """The chain request, then its questions answered: the penguins table, the size columns, sex, and every
+    other column as the benchmark's features."""
     say(CHAIN)
     say(PENGUINS)
     say(", ".join(SIZE_COLUMNS))
-    return say("sex")
+    say("sex")
+    return say("skip")
 
 
 def test_a_chain_request_proposes_the_chain_asks_each_step_and_runs_the_gated_plan_once_approved(convo, registry):
@@ -67,7 +69,7 @@ def test_a_chain_request_proposes_the_chain_asks_each_step_and_runs_the_gated_pl
     assert [name for name, _ in say.actions()][:4] == ["search_workflows", "describe_workflow", "search_workflows",
                                                         "describe_workflow"]
     assert "A plan of 2 steps" in text and "1. `profile`: **Tabular profile** (`tabular-profile`)" in text
-    assert "2. `benchmark`: **Binary classifier benchmark** (`classifier-benchmark`), `dataset` ← `profile.cleaned`" \
+    assert "2. `benchmark`: **Classifier benchmark** (`classifier-benchmark`), `dataset` ← `profile.cleaned`" \
         in text
     # the first missing param, naming its step
     assert "Step 1/2 `profile` (tabular-profile)\n**1/2 `dataset_file`**" in text and PENGUINS in text
@@ -75,12 +77,16 @@ def test_a_chain_request_proposes_the_chain_asks_each_step_and_runs_the_gated_pl
     assert "Step 1/2 `profile` (tabular-profile)\n**2/2 `columns`**" in text
     text = say(", ".join(SIZE_COLUMNS))
     # step 2 asks only what it lacks: its table comes from step 1, whose declared columns are the choices
-    assert "Step 2/2 `benchmark` (classifier-benchmark)\n**1/1 `label_column`**" in text
+    assert "Step 2/2 `benchmark` (classifier-benchmark)\n**1/2 `label_column`**" in text
     assert "`dataset`" not in text.split("label_column", 1)[1]
     assert [line for line in text.splitlines() if line[:1].isdigit()] == [
         f"{i}. `{c}`" for i, c in enumerate(SIZE_COLUMNS, 1)]
     assert "island" not in text  # dropped by step 1's columns: not offered
     text = say("sex")
+    # its feature columns are a choice of step 1's columns too; skipped, every column but the label
+    assert "Step 2/2 `benchmark` (classifier-benchmark)\n**2/2 `feature_columns`**" in text
+    assert "island" not in text and "`skip` leaves it out" in text
+    text = say("skip")
     assert say.actions() == [("propose_plan", True)]
     draft = say.draft()
     assert draft is not None and [(s.name, s.workflow) for s in draft.plan.steps] == [
@@ -108,11 +114,12 @@ def test_a_follow_up_then_also_adds_a_step_through_add_step(convo):
     say = Talk(convo)
     to_plan_draft(say)
     text = say("then also benchmark a random forest on it")
-    assert "3. `benchmark_2`: **Binary classifier benchmark** (`classifier-benchmark`), `dataset` ← " \
+    assert "3. `benchmark_2`: **Classifier benchmark** (`classifier-benchmark`), `dataset` ← " \
            "`profile.cleaned`" in text
     assert "From your request: `model` = `random_forest`." in text
-    assert "Step 3/3 `benchmark_2` (classifier-benchmark)\n**1/1 `label_column`**" in text
-    text = say("sex")
+    assert "Step 3/3 `benchmark_2` (classifier-benchmark)\n**1/2 `label_column`**" in text
+    say("sex")
+    text = say("skip")
     assert say.actions() == [("add_step", True)]
     draft = say.draft()
     assert [s.name for s in draft.plan.steps] == ["profile", "benchmark", "benchmark_2"]
@@ -129,7 +136,7 @@ def test_a_gate_refusal_comes_back_as_the_question_of_the_step_and_field_it_name
     assert say.actions() == [("replace_step", False)] and say.draft() is None
     assert "`steps.benchmark.params.label_column` value `sex` is not a column of step profile's output " \
            "`cleaned`" in text
-    assert "Step 2/2 `benchmark` (classifier-benchmark)\n**1/1 `label_column`**" in text
+    assert "Step 2/2 `benchmark` (classifier-benchmark)\n**1/2 `label_column`**" in text
     assert "1. `bill_length_mm`\n2. `body_mass_g`" in text  # the gate's choices
     assert convo.draft is first  # the draft on screen stays until a new one passes
     say("body_mass_g")
@@ -157,6 +164,7 @@ def test_a_single_workflow_draft_grows_into_a_plan_with_then_also(convo):
     text = say("then also benchmark a classifier on the cleaned result")
     assert "A plan of 2 steps" in text and "`dataset` ← `profile.cleaned`" in text
     say("species")
+    say("skip")  # feature_columns: every column but the label
     assert say.actions() == [("propose_plan", True)]  # the plan is new to the gate: proposed whole
     assert [s.workflow for s in say.draft().plan.steps] == ["tabular-profile", "classifier-benchmark"]
 

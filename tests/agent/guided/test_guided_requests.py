@@ -72,6 +72,8 @@ def test_a_number_out_of_range_is_asked_again_at_once(root):
     conv.send("benchmark a classifier")
     conv.send("1")          # the built-in dataset
     conv.send("default")    # label_column
+    conv.send("skip")       # feature_columns
+    conv.send("default")    # categorical_encoding
     events = conv.send("0.9")
     assert actions(events) == []
     assert "`0.9` is out of range: `test_fraction` must be from 0.1 to 0.5" in said(events)

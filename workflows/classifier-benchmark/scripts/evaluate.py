@@ -1,4 +1,9 @@
-"""Rule `evaluate`: score the trained model on the held-out rows; write metrics and a confusion matrix."""
+"""Rule `evaluate`: score the trained model on the held-out rows; write metrics and a confusion matrix.
+
+Two classes: precision, recall and F1 of the second class in sorted order (`positive_class`), ROC AUC of
+its probability (`average: binary`). More classes: the three macro-averaged (every class weighs the same)
+and ROC AUC one-vs-rest, macro-averaged (`average: macro`, `positive_class: null`).
+"""
 import os
 
 # Single-threaded BLAS keeps floating-point results identical from run to run.
@@ -25,13 +30,14 @@ def fmt(x):
 
 
 def plot_confusion(matrix, classes, title, path):
-    fig, ax = plt.subplots(figsize=(4.2, 3.8))
+    k = len(classes)
+    fig, ax = plt.subplots(figsize=(4.2, 3.8) if k == 2 else (max(4.2, 1.6 + 0.8 * k), max(3.8, 1.4 + 0.7 * k)))
     ax.imshow(matrix, cmap="Blues", vmin=0)
     threshold = matrix.max() / 2
     for i in range(matrix.shape[0]):
         for j in range(matrix.shape[1]):
             ax.text(j, i, str(matrix[i, j]), ha="center", va="center",
-                    color="white" if matrix[i, j] > threshold else "black", fontsize=14)
+                    color="white" if matrix[i, j] > threshold else "black", fontsize=14 if k <= 6 else 9)
     ticks = range(len(classes))
     ax.set_xticks(ticks, [str(c) for c in classes])
     ax.set_yticks(ticks, [str(c) for c in classes])
@@ -59,19 +65,30 @@ def main(smk):
     X, y = test[features], test[label]
 
     classes = pipeline.classes_.tolist()
-    positive = classes[1]
     predicted = pipeline.predict(X)
-    score = pipeline.predict_proba(X)[:, 1]
+    proba = pipeline.predict_proba(X)
+    if len(classes) == 2:
+        positive = classes[1]
+        scores = {"average": "binary", "positive_class": positive,
+                  "precision": precision_score(y, predicted, pos_label=positive, zero_division=0),
+                  "recall": recall_score(y, predicted, pos_label=positive, zero_division=0),
+                  "f1": f1_score(y, predicted, pos_label=positive, zero_division=0),
+                  "roc_auc": roc_auc_score(y == positive, proba[:, 1])}
+    else:
+        # every class weighs the same (macro); ROC AUC one-vs-rest, averaged over the classes
+        scores = {"average": "macro", "positive_class": None,
+                  "precision": precision_score(y, predicted, labels=classes, average="macro", zero_division=0),
+                  "recall": recall_score(y, predicted, labels=classes, average="macro", zero_division=0),
+                  "f1": f1_score(y, predicted, labels=classes, average="macro", zero_division=0),
+                  "roc_auc": roc_auc_score(y, proba, multi_class="ovr", average="macro", labels=classes)}
     metrics = {
         "model": bundle["model"],
-        "positive_class": positive,
+        "average": scores["average"],
+        "positive_class": scores["positive_class"],
         "accuracy": fmt(accuracy_score(y, predicted)),
-        # the mean of the per-class recalls: 0.5 for a model that always says the majority class
+        # the mean of the per-class recalls: 1 / (number of classes) for a model that always says one class
         "balanced_accuracy": fmt(balanced_accuracy_score(y, predicted)),
-        "precision": fmt(precision_score(y, predicted, pos_label=positive, zero_division=0)),
-        "recall": fmt(recall_score(y, predicted, pos_label=positive, zero_division=0)),
-        "f1": fmt(f1_score(y, predicted, pos_label=positive, zero_division=0)),
-        "roc_auc": fmt(roc_auc_score(y == positive, score)),
+        **{k: fmt(scores[k]) for k in ("precision", "recall", "f1", "roc_auc")},
         "n_train": int(bundle["n_train"]),
         "n_test": int(len(test)),
     }

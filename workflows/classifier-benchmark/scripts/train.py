@@ -1,4 +1,8 @@
-"""Rule `train`: fit the chosen classifier on the training rows; pickle it and describe it in JSON."""
+"""Rule `train`: fit the chosen classifier on the training rows; pickle it and describe it in JSON.
+
+Two classes: one coefficient per feature (towards the second class). More: a multinomial logistic
+regression with one row of coefficients per class, keyed by the class as text.
+"""
 import os
 
 # Single-threaded BLAS keeps floating-point results identical from run to run.
@@ -59,20 +63,28 @@ def main(smk):
 
     estimator = pipeline.named_steps["model"]
     classes = estimator.classes_.tolist()
+    binary = len(classes) == 2
     summary = {
         "model": model,
         "label_column": label,
         "classes": classes,
-        "positive_class": classes[1],
+        # precision, recall and F1 of a two-class problem refer to the second class in sorted order
+        "positive_class": classes[1] if binary else None,
         "standardized": standardize,
         "n_train": int(len(train)),
         "n_features": len(features),
     }
     if model == "logistic_regression":
         summary["hyperparameters"] = {"C": C, "max_iter": max_iter, "solver": "lbfgs", "random_state": seed}
-        # Positive coefficient = pushes towards positive_class (in standard deviations when standardized).
-        summary["coefficients"] = {f: fmt(c) for f, c in zip(features, estimator.coef_[0])}
-        summary["intercept"] = fmt(estimator.intercept_[0])
+        if binary:
+            # Positive coefficient = pushes towards positive_class (in standard deviations when standardized).
+            summary["coefficients"] = {f: fmt(c) for f, c in zip(features, estimator.coef_[0])}
+            summary["intercept"] = fmt(estimator.intercept_[0])
+        else:
+            # Multinomial: one row of coefficients per class (positive = pushes towards that class).
+            summary["coefficients"] = {str(k): {f: fmt(c) for f, c in zip(features, row)}
+                                       for k, row in zip(classes, estimator.coef_)}
+            summary["intercept"] = {str(k): fmt(v) for k, v in zip(classes, estimator.intercept_)}
         summary["n_iter"] = int(estimator.n_iter_[0])
         summary["converged"] = converged
     else:

@@ -45,4 +45,4 @@ for target in targets:
 with open(snakemake.output.model, "wb") as fh:
     pickle.dump({"model": model_name, "feature_columns": features, "target_properties": targets,
                  "estimators": estimators}, fh, protocol=4)
-log.info("wrote %s", snakemake.output.model)
+log.info("wrote %s", os.path.basename(snakemake.output.model))  # no run folder path in the log
