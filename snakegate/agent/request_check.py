@@ -40,5 +40,5 @@ def _headers(root: Path, params: list[dict], values: dict) -> dict[str, list[str
         if not isinstance(value, str) or not isinstance(kind, str) or not artifacts.is_table(kind):
             continue
         path = Path(value) if Path(value).is_absolute() else root / value
-        out[table] = artifacts.table_header(path, artifacts.delimiter(kind)) or []
+        out[table] = artifacts.header(path, kind) or []  # its delimiter and encoding, as the gate reads it
     return out
