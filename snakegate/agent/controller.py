@@ -55,6 +55,7 @@ from snakegate.agent.events import (
 from snakegate.agent.guided.parse import request_values
 from snakegate.agent.history import call_key, request_view, scrub_messages
 from snakegate.agent.prompt import clear_choice, offered_ids, relative, system_prompt
+from snakegate.agent.request_check import draft_differences
 from snakegate.agent.refining import Refining, is_refinement, ready_event
 from snakegate.agent.redact import MASKED_NOTE, MASKED_NOTE_RE, secret_strings, sensitive_params
 from snakegate.agent.reporting import Reporting
@@ -70,6 +71,22 @@ RESTART_WORDS = ("restart", "start over")
 RESTARTED = "Starting over: the previous draft is gone. Describe what you want to run."
 CUT_NOTE = ("(The model's reply was cut off at the token limit, max_tokens={n}; raise [agent] max_tokens or "
             "--max-tokens, or ask for a shorter answer.)")
+
+
+STUCK = ("The model asked for {name} again with the same arguments, and it was refused the same way: {why}. "
+         "I stopped here instead of letting it try again. Tell me what to change, or rephrase the request.")
+
+
+def refusal_words(outcome: Outcome) -> str:
+    """Why an action was refused, in words: its error, or the gate's first findings with their hints."""
+    error = outcome.result.get("error")
+    if isinstance(error, dict):
+        return str(error.get("message")) + (f" ({error['hint']})" if error.get("hint") else "")
+    found = [e for e in outcome.result.get("errors") or [] if isinstance(e, dict)]
+    if found:
+        return "; ".join(f"{e.get('path')}: {e.get('message')}" + (f" ({e['hint']})" if e.get("hint") else "")
+                         for e in found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
+    return outcome.summary
 
 
 class SecretSuspected(UserError):
@@ -99,7 +116,8 @@ class _Turn:
     approval: Approval | None = None
     refinement: object = None                             # the refinement on offer when the turn began
     events: list[Event] = field(default_factory=list)
-    calls: dict[str, str] = field(default_factory=dict)   # call_key -> summary of its first result
+    calls: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # call_key -> (summary, refusal)
+    stuck: str | None = None   # a refused call the model repeated: the turn stops and asks the researcher
     described_ids: set[str] = field(default_factory=set)  # workflows described in this turn
     drafts: int = 0
     done: bool = False
@@ -144,10 +162,8 @@ class Conversation(Approving, Reporting, Refining):
         files = [e["path"] for e in data_files(self.settings)]
         wf = self.registry.get(self.described[0]) if self.described else None
         if wf is not None:
-            said = "\n".join(m["content"] for m in self.messages if m.get("role") == "user"
-                             and isinstance(m.get("content"), str) and not MASKED_NOTE_RE.match(m["content"])
-                             and not results.NOTE_RE.match(m["content"]))
-            shape = (wf.id, params_schema(wf.schema, files, request_values(said, param_table(wf.schema))))
+            shape = (wf.id, params_schema(wf.schema, files,
+                                          request_values(self._researcher_text(), param_table(wf.schema))))
         turn = self._open
         done = turn.described_ids if turn is not None else set()
         likely = clear_choice(self.registry, turn.text) if turn is not None and not done else None
@@ -156,6 +172,12 @@ class Conversation(Approving, Reporting, Refining):
                                  getattr(self.draft, "workflow", None)) if isinstance(i, str))
         ids = offered_ids(self.registry, turn.text if turn is not None else None, said, keep)
         return conversation_tools(ids, shape, done=done, files=files, likely=likely)
+
+    def _researcher_text(self) -> str:
+        """What the researcher typed in this conversation (not the notes snakegate adds in their name)."""
+        return "\n".join(m["content"] for m in self.messages if m.get("role") == "user"
+                         and isinstance(m.get("content"), str) and not MASKED_NOTE_RE.match(m["content"])
+                         and not results.NOTE_RE.match(m["content"]))
 
     def _log(self, kind: str, **data) -> None:
         if self.audit is not None:
@@ -238,6 +260,11 @@ class Conversation(Approving, Reporting, Refining):
                 if said:
                     turn.emit(AssistantSaid(said))
                 self._run_tool_calls(reply, turn, cut)
+                if turn.stuck is not None:
+                    self.messages.append({"role": "assistant", "content": turn.stuck})
+                    self._log("stopped", reason="repeated_refusal")
+                    turn.emit(AssistantSaid(turn.stuck))
+                    return self._close(turn)
         with self._lock:
             if turn.cancel.is_set():
                 return self._abandon(turn)
@@ -369,14 +396,20 @@ class Conversation(Approving, Reporting, Refining):
             # a plan action answers for the plan as it is now: the same call on a changed plan is no repeat
             key = call_key(call.name, {"arguments": call.arguments, "plan": self._ctx.plan}
                            if call.name in PLAN_ACTIONS else call.arguments)
-            if key in turn.calls:
-                note = (f"{call.name} was already called with these arguments in this turn (result: {turn.calls[key]})"
-                        "; it was not run again. Use that result and take the next step, or ask the researcher.")
+            if key in turn.calls and turn.calls[key][1] is not None:
+                # the same refused call again: a third try would be refused the same way, so the researcher decides
+                turn.stuck = STUCK.format(name=call.name, why=turn.calls[key][1])
+                outcome = Outcome(call.name, {}, error_result("repeated_refusal", turn.stuck), False,
+                                  f"{call.name}: refused again with the same arguments — {turn.calls[key][1]}")
+            elif key in turn.calls:
+                note = (f"{call.name} was already called with these arguments in this turn (result: "
+                        f"{turn.calls[key][0]}); it was not run again. Use that result and take the next step, or "
+                        "ask the researcher.")
                 outcome = Outcome(call.name, {}, {"note": note}, True, f"{call.name}: repeated call, answered "
                                                                           "with a note")
             else:
                 outcome = call_action(self._ctx, call.name, call.arguments)
-                turn.calls[key] = outcome.summary
+                turn.calls[key] = (outcome.summary, None if outcome.ok else refusal_words(outcome))
                 if outcome.name == "describe_workflow" and outcome.ok and "params" in outcome.result:
                     self.described = (outcome.result["id"], [p["name"] for p in outcome.result["params"]])
                     turn.described_ids.add(outcome.result["id"])
@@ -401,11 +434,21 @@ class Conversation(Approving, Reporting, Refining):
             return Outcome(outcome.name, outcome.arguments, result, False,
                            f"{outcome.name} {p.workflow}: passes the gate, but the draft cannot be written"), None
         turn.drafts += 1
+        # what the researcher said that the draft does not hold (faithful.py): said on every door, never "ready"
+        draft = replace(draft, differences=draft_differences(self.registry, self.settings, draft,
+                                                             self._researcher_text()))
         # A new draft replaces the old one, and the old approval stops working with it.
         self.draft, self._approval = draft, None
         self._log("draft", path=str(draft.config_path), invocation_id=draft.invocation_id, workflow=draft.workflow,
                   fork_of=draft.fork.parent_run if draft.fork else None,
-                  steps={s.name: s.workflow for s in draft.plan.steps} if draft.plan else None)
+                  steps={s.name: s.workflow for s in draft.plan.steps} if draft.plan else None,
+                  differences=list(draft.differences))
+        if draft.differences:  # the model reads it too, so it can tell the researcher or try again
+            result = {**outcome.result, "differs_from_request": list(draft.differences),
+                      "note": "the draft passed the gate but differs from what the researcher asked; tell them "
+                              "each difference and why, or validate again with what they asked"}
+            outcome = Outcome(outcome.name, outcome.arguments, result, outcome.ok,
+                              outcome.summary + " (differs from the request: " + "; ".join(draft.differences) + ")")
         return outcome, draft
 
     def _where(self) -> str:

@@ -29,6 +29,13 @@ class Draft:
     fork: ForkOrigin | None = None  # a fork_run draft: its parent run, and the rules running it re-executes
     answered_by: str | None = None  # the model name the server reported for the reply that proposed it
     plan: PlanOutline | None = None   # a plan's steps and the edges between them
+    # what the researcher said that the draft does not hold, one sentence each (agent/faithful.py); a draft
+    # with any is shown as "differs from your request", never as plain ready
+    differences: tuple[str, ...] = ()
+
+    @property
+    def faithful(self) -> bool:
+        return not self.differences
 
 
 @dataclass(frozen=True)
@@ -59,7 +66,18 @@ class ActionCalled:
 
 @dataclass(frozen=True)
 class DraftReady:
+    """A draft passed the gate. `faithful` False: it differs from what the researcher said (`differences`),
+    and the doors say so above the approval instead of calling it ready."""
+
     draft: Draft
+
+    @property
+    def faithful(self) -> bool:
+        return self.draft.faithful
+
+    @property
+    def differences(self) -> tuple[str, ...]:
+        return self.draft.differences
 
 
 @dataclass(frozen=True)

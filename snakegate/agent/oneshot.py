@@ -38,7 +38,8 @@ class AskResult:
                 out.append({"kind": "action", "name": e.name, "arguments": e.arguments, "ok": e.ok,
                             "summary": e.summary})
             elif isinstance(e, DraftReady):
-                out.append({"kind": "draft", "path": str(e.draft.config_path), "invocation_id": e.draft.invocation_id})
+                out.append({"kind": "draft", "path": str(e.draft.config_path), "invocation_id": e.draft.invocation_id,
+                            "faithful": e.faithful, "differences": list(e.differences)})
             elif isinstance(e, SecretRequested):
                 out.append({"kind": "sensitive", "workflow": e.workflow, "param": e.param})
             elif isinstance(e, BackendFailed):

@@ -151,16 +151,28 @@ def cmd_ask(ctx) -> int:
     draft = result.draft
     path = relative(draft.config_path, root)
     out["draft"] = {"path": path, "workflow": draft.workflow, "version": draft.version,
-                    "invocation_id": draft.invocation_id, "command": f"snakegate run {path}"}
+                    "invocation_id": draft.invocation_id, "command": f"snakegate run {path}",
+                    "faithful": draft.faithful, "differences": list(draft.differences)}
+    if not args.json and draft.differences:
+        print("the draft passed the gate but differs from your request:")
+        for line in draft.differences:
+            print(f"  - {line}")
     if draft.plan is not None:  # a plan: its steps in run order and what each takes from another
         out["draft"]["steps"] = [{"name": s.name, "workflow": s.workflow, "version": s.version,
                                   "takes": [{"param": p, "from": f, "output": o} for p, f, o in s.takes]}
                                  for s in draft.plan.steps]
     if not args.yes:
         out["ok"] = True
-        _finish(args, out, f"draft: {path} ({draft_title(draft)}, invocation {draft.invocation_id[:12]}…)"
+        _finish(args, out, f"draft: {path} ({draft_title(draft)}, invocation {draft.invocation_id[:12]}…"
+                           + ("; differs from your request" if draft.differences else "") + ")"
                            f"\nrun it with: snakegate run {path}   (or again with --yes)")
         return ExitCode.OK
+    if draft.differences:
+        # --yes approves what was asked; a draft that is not that needs the person to read it first
+        out["error"] = "the draft differs from your request: " + "; ".join(draft.differences)
+        _finish(args, out, f"nothing was run: the draft {path} differs from your request (see above); read it, "
+                           f"then run it with: snakegate run {path}, or ask again more precisely")
+        return ExitCode.INVALID
     approval = convo.approve(approver)
     if not args.json:
         print(f"approved by {approver}: running {path}", file=sys.stderr)

@@ -1,7 +1,8 @@
 """The draft panel: the draft's state, the approve key, masked fields for sensitive params, the params.
 
 Owns presentation only. The app decides what can be approved and mints the
-Approval; this widget is told what to show, on the UI thread. A bounded refinement
+Approval; this widget is told what to show, on the UI thread. A draft that differs from
+what the researcher said shows each difference above the approve button (`show_differences`). A bounded refinement
 takes the draft's place (`show_refinement`): its rule, budget, every point and the
 check's advice, approved with the same key. Its first lines
 (state, workflow — for a plan its steps and the edges between them — and the
@@ -36,6 +37,7 @@ class DraftPanel(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(present.draft_status("none"), id="draft-status", classes="none", markup=False)
         yield Static(NO_DRAFT, id="draft-summary", markup=False)
+        yield Static("", id="draft-differs", markup=False)  # what the draft did not take from the request
         yield Button("Approve and run (ctrl+r)", id="approve", variant="success", disabled=True, compact=True)
         yield Vertical(id="secrets")
         with VerticalScroll(id="draft-body"):
@@ -87,14 +89,22 @@ class DraftPanel(Vertical):
             for name, shown in present.param_lines(schema, draft.params, exposed_of(draft.workflow, schema)):
                 grid.add_row(Text(name), Text(shown))
             self.query_one("#draft-params", Static).update(grid)
+        self.show_differences(getattr(draft, "differences", ()))
         self.query_one("#draft-config", Static).update(
             f"config: {present.relative(draft.config_path, root)}\n(also runs with snakemake --configfile)")
         self.query_one("#draft-body").scroll_home(animate=False)
+
+    def show_differences(self, differences) -> None:
+        """Above the approve button: each thing the researcher said that the draft does not hold."""
+        shown = self.query_one("#draft-differs", Static)
+        shown.update(present.differences_text(differences))
+        shown.display = bool(differences)  # takes no line at all when the draft is what was asked
 
     def show_refinement(self, lines: list[str] | tuple[str, ...], budget: int) -> None:
         """A refinement replaces the draft on screen: its rule and budget first (in view at 80x24), then every
         point, what was left out and the check's advice (snakegate.refine.text.proposal_lines' words)."""
         head, *rest = list(lines) or [""]
+        self.show_differences(())
         self.query_one("#draft-summary", Static).update(head.replace("refinement of run", "Refinement of run", 1))
         self.query_one("#draft-params", Static).update(Text("\n".join(line.removeprefix("  ") for line in rest)))
         points = sum(1 for line in rest if line.lstrip()[:1].isdigit())
@@ -104,6 +114,7 @@ class DraftPanel(Vertical):
         self.query_one("#draft-body").scroll_home(animate=False)
 
     def clear_draft(self, text: str = NO_DRAFT) -> None:
+        self.show_differences(())
         self.query_one("#draft-summary", Static).update(text)
         self.query_one("#draft-params", Static).update("")
         self.query_one("#draft-config", Static).update("")

@@ -25,6 +25,7 @@ SHELL_MARK = "⚠ reaches a shell command unquoted: the shell would run what fol
 DRAFT_STATUS = {
     "none": "No draft yet",
     "ready": "● Ready · ctrl+r runs it",
+    "differs": "▲ Differs from your request · read why below; ctrl+r runs it as drafted",
     "pending": "○ Passed the gate · ctrl+r once the answer ends",
     "running": "▶ Running · approved by {who}",
     "used": "◆ Used · its run {status}",
@@ -137,6 +138,22 @@ def fork_note(draft, schema: dict | None) -> str | None:
 
 def draft_status(state: str, **facts: str) -> str:
     return DRAFT_STATUS[state].format(**facts)
+
+
+def differences_text(differences) -> str:
+    """What a draft did not take from the request, as the panel shows it above the approve button."""
+    if not differences:
+        return ""
+    return "Not what you asked:\n" + "\n".join(f"• {d}" for d in differences)
+
+
+def draft_note(draft) -> tuple[str, bool]:
+    """The transcript's line when a draft passed the gate, and whether it is a plain success."""
+    head = f"{draft.workflow} {draft.version} ({short_id(draft.invocation_id)})"
+    if getattr(draft, "differences", ()):
+        return (f"→ draft {head} passed the gate but differs from your request: "
+                + "; ".join(draft.differences) + ". Review it on the right before approving", False)
+    return f"→ draft ready: {head}; review it on the right, then approve", True
 
 
 def not_approvable(*, loading: bool, thinking: bool, running: bool, withdrawn: str | None) -> str:

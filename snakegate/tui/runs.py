@@ -81,12 +81,15 @@ class RunsMixin:
             return "used", present.draft_status("used", run=run, status=status)
         if not self.can_approve():  # the turn that drafted it is still going: ctrl+r would not run it yet
             return "pending", present.draft_status("pending")
+        if getattr(self.shown_draft, "differences", ()):  # passed the gate, but not what was asked: never "ready"
+            return "differs", present.draft_status("differs")
         return "ready", present.draft_status("ready")
 
     def _refresh_approve(self) -> None:
         state, text = self._draft_state()
         self.panel.set_state(state, text)
-        label = "Run again… (ctrl+r)" if state == "used" else "Approve and run (ctrl+r)"
+        label = ("Run again… (ctrl+r)" if state == "used" else "Approve as drafted (ctrl+r)" if state == "differs"
+                 else "Approve and run (ctrl+r)")
         self.panel.set_approvable(self.can_approve(), label)
         self.refresh_bindings()
 

@@ -59,9 +59,8 @@ class Transcript(VerticalScroll):
             elif isinstance(event, BackendFailed):
                 self.add_error(present.backend_failed_text(event.message))
             elif isinstance(event, DraftReady):
-                draft = event.draft
-                self.add_note(f"→ draft ready: {draft.workflow} {draft.version} "
-                              f"({present.short_id(draft.invocation_id)}); review it on the right, then approve")
+                note, ok = present.draft_note(event.draft)
+                self.add_note(note, ok=ok)
             elif isinstance(event, DraftCleared):
                 self.add_note(f"→ draft withdrawn: {event.reason}", ok=False)
             elif isinstance(event, RefinementReady):

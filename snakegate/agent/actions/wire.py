@@ -15,7 +15,6 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from snakegate.agent.actions.base import RARE
 from snakegate.agent.actions.platform import ACTIONS, Action
 from snakegate.agent.redact import PLACEHOLDER
 
@@ -39,10 +38,40 @@ def _clean(schema: dict, defs: dict | None = None) -> dict:
     return out
 
 
+MAX_STRING = 512   # characters of a string the contract does not bound: a small model under a grammar stops here
+MAX_ITEMS = 256    # items of an array the contract does not bound
+MAX_SAY = 2000     # characters of what a constrained step says to the researcher
+
+
+def bounded(schema: dict) -> dict:
+    """`schema` with every string and array given an upper bound where it has none (MAX_STRING, MAX_ITEMS),
+    at any depth: a grammar-constrained model otherwise writes "1000…" until the token limit. Bounds the
+    schema already has (the contract's own) are kept."""
+    out = copy.deepcopy(schema)
+    types = out.get("type") if isinstance(out.get("type"), list) else [out.get("type")]
+    if "string" in types and "enum" not in out and "const" not in out:
+        out.setdefault("maxLength", MAX_STRING)
+    if "array" in types:
+        out.setdefault("maxItems", MAX_ITEMS)
+    for key in ("properties",):
+        for name, sub in list((out.get(key) or {}).items()):
+            if isinstance(sub, dict):
+                out[key][name] = bounded(sub)
+    for key in ("items", "additionalProperties"):
+        if isinstance(out.get(key), dict):
+            out[key] = bounded(out[key])
+    for key in ("anyOf", "oneOf", "allOf"):
+        if isinstance(out.get(key), list):
+            out[key] = [bounded(x) if isinstance(x, dict) else x for x in out[key]]
+    return out
+
+
 def _for_step(schema: dict) -> dict:
-    """A tool's arguments as a constrained step may carry them: optional ones marked rare (`x-rare`) are left
-    out at any depth, so a small model under a grammar cannot fill them with something invented (they keep
-    their defaults), and a workflow field with a clear choice (`x-likely`) offers only that."""
+    """A tool's arguments as a constrained step may carry them: an action's own optional arguments marked rare
+    (`x-rare`, e.g. list_runs' filters) are left out at any depth, so a small model under a grammar cannot fill
+    them with something invented (they keep their defaults), and a workflow field with a clear choice
+    (`x-likely`) offers only that. A workflow's params are never marked rare: every param the contract
+    allows stays reachable (params_schema)."""
     out = copy.deepcopy(schema)
     props = out.get("properties") or {}
     for name in [n for n, p in props.items() if isinstance(p, dict) and p.get("x-rare")]:
@@ -77,30 +106,29 @@ def value_schema(prop: dict, files: list[str]) -> dict:
         return {}
     if prop.get("x-sensitive") is True:
         return {"enum": [PLACEHOLDER]}
-    out = {k: copy.deepcopy(prop[k]) for k in ("type", "enum") if k in prop}
+    out = {k: copy.deepcopy(prop[k]) for k in ("type", "enum", "maxLength", "maxItems") if k in prop}
     if prop.get("x-artifact") and files and len(files) <= MAX_FILE_ENUM and "enum" not in prop:
         out = {"enum": list(prop.get("x-builtins") or []) + list(files)}
     items = prop.get("items")
     if isinstance(items, dict):
         out["items"] = value_schema(items, files)
-    return out
+    return bounded(out)
 
 
 def params_schema(schema: dict, files: list[str], mentioned: dict[str, Any] | None = None) -> dict:
     """The `params` argument of validate_params for one workflow: its parameter names (nothing else), each
-    value shaped by `value_schema`, its required ones required. `mentioned` ({param: value} the researcher's
-    own words name, see guided_parse.request_values) shapes what a constrained step may set: an optional
-    param the researcher did not mention is marked rare (a small model leaves it to its default instead of
-    inventing a value), and a named allowed value is the only one offered. Native tool calls keep them all."""
+    value shaped by `value_schema`, its required ones required. Every param the contract allows stays
+    reachable, in a constrained step too: what a researcher says about an optional param (a column list, a
+    seed) must be able to reach the draft. `mentioned` ({param: value} the researcher's own words name, see
+    guided/parse.request_values) narrows a contract's allowed values to the one they named; a file param
+    keeps all the data files (which file fits which param is the gate's to say, not a parser's guess)."""
     props = schema.get("properties") or {}
     required = [n for n in schema.get("required") or [] if n in props]
     mentioned = mentioned or {}
     shaped = {name: value_schema(sub, files) for name, sub in props.items()}
     for name, value in shaped.items():
-        if name in mentioned and mentioned[name] in (value.get("enum") or []):
+        if name in mentioned and isinstance(props[name], dict) and mentioned[name] in (props[name].get("enum") or []):
             value["enum"] = [mentioned[name]]
-        elif name not in required and name not in mentioned:
-            value.update(RARE)
     return {"type": "object", "additionalProperties": False, "properties": shaped, "required": required}
 
 
@@ -146,9 +174,9 @@ def step_schema(tools: list[dict]) -> dict:
     options = []
     for tool in tools:
         fn = tool["function"]
-        params = _for_step(fn.get("parameters") or {"type": "object"})
+        params = bounded(_for_step(fn.get("parameters") or {"type": "object"}))
         options.append({"type": "object", "additionalProperties": False, "required": ["action", "arguments"],
                         "properties": {"action": {"const": fn["name"]}, "arguments": params}})
     options.append({"type": "object", "additionalProperties": False, "required": ["say"],
-                    "properties": {"say": {"type": "string"}}})
+                    "properties": {"say": {"type": "string", "maxLength": MAX_SAY}}})
     return {"oneOf": options}

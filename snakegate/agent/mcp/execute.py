@@ -148,12 +148,21 @@ def question(state: McpState, entry: DraftEntry, client: str) -> tuple[str, dict
     steps = "".join(f"  {line}\n" for line in plan_lines(d.plan)) if d.plan is not None else ""
     message = (f"{client} asks snakegate to run {draft_title(d)}\n(invocation {d.invocation_id[:12]}…).\n"
                + (f"Its steps, in run order, and what each takes from another:\n{steps}" if steps else "")
+               + _differences_text(d)
                + f"Exactly this config will run ({where}):\n\n{scrub(d.config_text, state.secrets())}\n{repeat}"
                f"{_shell_warning(state, d)}"
                "Tick \"Run this exact config now\" and accept to run it. Decline or cancel, and nothing runs.")
     schema = render_elicitation_schema(Confirm)
     schema["properties"]["approved_by"]["default"] = state.approver
     return message, schema
+
+
+def _differences_text(draft) -> str:
+    """What the person asked (the prompt's request) that this draft does not hold, before the config."""
+    if not getattr(draft, "differences", ()):
+        return ""
+    return ("This draft DIFFERS FROM YOUR REQUEST (it passed the gate, but is not what you asked):\n"
+            + "".join(f"  - {line}\n" for line in draft.differences))
 
 
 def _shell_warning(state: McpState, draft) -> str:

@@ -29,6 +29,7 @@ import json
 import re
 import sys
 import traceback
+from dataclasses import replace
 
 import anyio
 import anyio.to_thread
@@ -45,6 +46,7 @@ from snakegate import __version__
 from snakegate.agent.actions.registry import param_table
 from snakegate.agent.actions.platform import call_action
 from snakegate.agent.drafts import write_draft
+from snakegate.agent.request_check import draft_differences
 from snakegate.agent.mcp.audit import Call, McpAudit, new_server_run_id
 from snakegate.agent.mcp.execute import execute
 from snakegate.agent.mcp.refine import execute_refinement, offer
@@ -200,6 +202,9 @@ def run_action(state: McpState, name: str, arguments: dict) -> tuple[dict, bool,
                               "tell the researcher to check that the drafts folder is writable"), False, \
                 outcome.arguments
         with state.lock:
+            said = "\n".join(state.requests)
+        draft = replace(draft, differences=draft_differences(state.registry, state.settings, draft, said))
+        with state.lock:
             earlier = state.drafts.get(draft.invocation_id)
             # the same draft validated again keeps its runs, so confirming it again says it is a repeat
             runs = earlier.runs if earlier is not None and earlier.draft.config_text == draft.config_text else []
@@ -208,6 +213,10 @@ def run_action(state: McpState, name: str, arguments: dict) -> tuple[dict, bool,
                   "next": "call execute with this invocation_id: the person is shown the exact config and asked to "
                           "confirm the run",
                   "run_it_yourself": state.run_command(draft)}
+        if draft.differences:  # the person is shown these in the confirmation too
+            result["differs_from_request"] = list(draft.differences)
+            result["note"] = ("the draft passed the gate but differs from what the researcher asked; tell them each "
+                              "difference, or validate again with what they asked")
     return result, ok, outcome.arguments
 
 
@@ -341,7 +350,11 @@ def build_server(state: McpState) -> Server:
             if params.name != PROMPT:
                 call.refused("unknown_prompt")
                 raise MCPError(code=INVALID_PARAMS, message=f"no prompt `{params.name[:80]}`; the prompt is `{PROMPT}`")
-            text = prompt_text(state, (params.arguments or {}).get("request"))
+            request = (params.arguments or {}).get("request")
+            if isinstance(request, str) and request.strip():
+                with state.lock:  # the person's own words: each later draft is checked against them
+                    state.requests.append(request.strip())
+            text = prompt_text(state, request)
             return GetPromptResult(description="snakegate's instructions for driving the gated actions",
                                    messages=[PromptMessage(role="user", content=TextContent(type="text", text=text))])
 

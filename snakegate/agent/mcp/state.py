@@ -65,6 +65,8 @@ class McpState:
     drafts: dict[str, DraftEntry] = field(default_factory=dict)
     refinements: dict[str, RefinementEntry] = field(default_factory=dict)  # approval sha256 -> the gated space
     confirmations: dict[str, str] = field(default_factory=dict)  # open question's nonce -> its invocation id
+    # the person's words, as the client passed them to the prompt: what each draft is checked against
+    requests: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self):

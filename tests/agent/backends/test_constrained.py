@@ -68,8 +68,8 @@ def test_the_step_schema_allows_only_registry_ids_and_once_described_only_its_pa
     params = option(schema_of(server.requests[2]), "validate_params")["properties"]["arguments"]["properties"][
         "params"]
     assert params["additionalProperties"] is False and params["required"] == ["dataset_file"]
-    # an optional param the researcher did not mention is left to its default; a named value is the only choice
-    assert list(params["properties"]) == ["dataset_file", "missing_strategy"]
+    # every param of the contract stays reachable (issue 26 §4); a named allowed value is the only choice
+    assert list(params["properties"]) == ["dataset_file", "missing_strategy", "drop_duplicates", "columns"]
     assert params["properties"]["missing_strategy"] == {"type": "string", "enum": ["fill_median"]}
     assert PENGUINS in params["properties"]["dataset_file"]["enum"]  # a file inside the data roots, nothing else
 
@@ -178,8 +178,9 @@ def test_a_native_tool_list_describes_each_workflow_once_per_turn(conversation):
 def test_once_the_draft_passed_the_gate_a_json_step_may_only_talk(openai_server, make_conversation):
     server = openai_server([step(DESCRIBE), step(VALIDATE), step({"say": "Ready."})])
     in_mode(make_conversation, server, "json").send("profile the penguins")
+    say = {"type": "string", "maxLength": 2000}  # bounded: a runaway reply stops at the grammar's limit
     assert schema_of(server.requests[2]) == {"oneOf": [{"type": "object", "additionalProperties": False,
-                                                        "required": ["say"], "properties": {"say": {"type": "string"}}}]}
+                                                        "required": ["say"], "properties": {"say": say}}]}
 
 
 def test_auto_mode_asks_again_once_a_server_that_was_down_is_up(make_conversation):
