@@ -284,9 +284,12 @@ def cmd_show_run(ctx) -> int:
     record.setdefault("run_id", run_dir.name)
     note = stale.record_note(run_dir, record)
     proof = record_check(run_dir, ctx.settings.registry_root) if record.get("status") != "running" else None
+    from snakegate.views import assessments
+
+    assessed = assessments.of_run(ctx.settings.registry_root, str(record["run_id"]))
     if ctx.args.json:
-        print(json.dumps({**record, **({"note": note} if note else {}), **({"record_check": proof} if proof else {})},
-                         indent=2, sort_keys=True))
+        print(json.dumps({**record, **({"note": note} if note else {}), **({"record_check": proof} if proof else {}),
+                          **({"assessments": assessed} if assessed else {})}, indent=2, sort_keys=True))
         return ExitCode.OK
     plan = read_plan(run_dir, ctx.registry, record)
     if plan is not None:  # each step's params by its own contract (views.plan)
@@ -305,5 +308,6 @@ def cmd_show_run(ctx) -> int:
     origin = facts.origin_of(record, run_dir, prov)
     lines = show_run_lines(record, origin, params, facts.parent_of(record, schema), run_dir, note, plan=plan,
                            proof=proof)
+    lines += assessments.lines(assessed)  # beside the record, never inside it: after everything the record says
     print("\n".join(scrub(lines)))
     return ExitCode.OK

@@ -36,6 +36,7 @@ from typing import Any
 
 from snakegate.views import facts
 from snakegate.views.proof import record_check, warning
+from snakegate.views import assessments
 from snakegate.views.verdict import report_rows as verdict_rows
 from snakegate.views.plan import own_name, read as read_plan, step_of_rule, with_arrows
 from snakegate.provenance import compare, runstore
@@ -100,6 +101,7 @@ def build(registry, settings, run_dir: Path, dest: Path | None = None) -> dict:
     }
     data["plan"] = _plan(plan, data["outputs"], data["timeline"], record) if plan is not None else None
     data["verdict"] = verdict_rows(record)
+    data["assessments"] = scrub(assessments.of_run(registry_root, str(record["run_id"])))
     data["refinement"] = facts.refinement_of(record)
     data["proof"] = warning(record_check(run_dir, registry_root), record["run_id"]) if status != "running" else None
     return data

@@ -22,7 +22,8 @@ def _ctx(root):
     return ctx
 
 
-def test_an_assessment_quoting_the_record_is_kept_beside_it_and_the_run_still_verifies(science):
+def test_an_assessment_quoting_the_record_is_kept_beside_it_and_shown_labelled_and_the_run_still_verifies(
+        science, tmp_path):
     run = science.contaminated.name
     ctx = _ctx(science.root)
     outcome = call_action(ctx, "assess_run", {
@@ -39,6 +40,17 @@ def test_an_assessment_quoting_the_record_is_kept_beside_it_and_the_run_still_ve
     assert not any(p.name.endswith(".jsonl") for p in science.contaminated.rglob("*"))  # nothing in the run
     proc = snakegate(science.root, "verify", run)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    # shown, labelled, after everything the record says: in show-run (text and --json) and on the report page
+    shown = snakegate(science.root, "show-run", run).stdout
+    section = shown[shown.index("assessments (model-written; not part of the record)"):]
+    assert "model-written assessment by scripted-model via openai: 2 on a scale of 1 to 5" in section
+    assert "quotes: “fail”" in section and "says: The background check fails." in section
+    (listed,) = json.loads(snakegate(science.root, "show-run", run, "--json").stdout)["assessments"]
+    assert listed["current"] is True and listed["score"] == 2
+    page = tmp_path / "report.html"
+    assert snakegate(science.root, "report", run, "-o", page).returncode == 0
+    html = page.read_text()
+    assert 'id="assessments"' in html and "model-written assessment by scripted-model" in html
 
 
 def test_an_assessment_citing_what_the_record_does_not_say_is_refused_and_nothing_is_written(science):
