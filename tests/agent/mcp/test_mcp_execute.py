@@ -59,6 +59,8 @@ def test_search_describe_validate_and_a_confirmed_execute_runs_and_provenance_na
         r = s.call("execute", {"invocation_id": validated["invocation_id"]})
         out = s.result(r)
         assert not r.is_error and out["status"] == "succeeded", out
+        # the run's masked summary comes back to the client's model, as it enters the chat's conversation
+        assert out["run_id"] in out["summary"] and "succeeded" in out["summary"] and "rows_in" in out["summary"]
         # the person was shown exactly the file that ran, and asked once
         assert len(s.elicitations) == 1
         assert draft.read_text() in s.elicitations[0].message
