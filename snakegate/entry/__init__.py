@@ -29,6 +29,20 @@ def include_entry(workflow) -> None:
 def registry_root(workflow) -> str:
     """The registry a Snakemake process serves: the folder of the main Snakefile when that is a registry's
     own (it includes this entry), else Snakemake's working directory (this entry given as `--snakefile`)."""
-    if os.path.realpath(workflow.main_snakefile) == os.path.realpath(SNAKEFILE):
+    if _is_an_entry(str(workflow.main_snakefile)):
         return os.getcwd()
     return workflow.basedir
+
+
+def _is_an_entry(path: str) -> bool:
+    """Whether `path` is this entry, or the entry of another copy of snakegate: `snakegate run` from an
+    installed snakegate hands Snakemake the installed entry, while `python -m snakemake` started in a source
+    checkout imports the checkout's snakegate (the working directory comes first on sys.path), whose SNAKEFILE
+    is another path to the same file."""
+    real = os.path.realpath(path)
+    if real == os.path.realpath(SNAKEFILE):
+        return True
+    folder = os.path.dirname(real)
+    return (os.path.basename(real) == "Snakefile" and os.path.basename(folder) == "entry"
+            and os.path.basename(os.path.dirname(folder)) == "snakegate"
+            and os.path.isfile(os.path.join(folder, "__init__.py")))

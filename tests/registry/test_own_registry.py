@@ -186,3 +186,24 @@ def test_the_new_registry_runs_on_slurm_with_the_profile_it_was_given(installed,
     jobs = [j for j in cluster.jobs() if j["id"] not in jobs_before]
     assert sorted(j["comment"].removeprefix("rule_wf_") for j in jobs) == ["clean", "load", "plot", "profile"], jobs
     assert all(j["state"] == "COMPLETED" for j in jobs), jobs
+
+
+def test_the_readmes_main_job_runs_from_a_source_checkout_with_snakegate_installed_from_it(installed, tmp_path):
+    """README's first command (`pip install . && snakegate run …` in the checkout): Snakemake, started in the
+    checkout, imports the checkout's own snakegate/ while `snakegate run` handed it the installed entry; the
+    entry still knows itself, so the run folder is the checkout's runs/, not one beside the installed entry."""
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    for name in ("Snakefile", "snakegate.toml"):
+        if (REPO / name).is_file():
+            shutil.copy(REPO / name, checkout / name)
+    shutil.copytree(REPO / "snakegate", checkout / "snakegate", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(REPO / "workflows" / "tabular-profile", checkout / "workflows" / "tabular-profile",
+                    ignore=shutil.ignore_patterns("__pycache__", ".snakemake"))
+    (checkout / "data" / "examples").mkdir(parents=True)
+    shutil.copy(REPO / "data" / "examples" / "tabular-penguins.csv", checkout / "data" / "examples")
+    ran = sg(installed, checkout, "run", EXAMPLE, "--cores", "2")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    (run_dir,) = runs(checkout)
+    assert json.loads((run_dir / "run.json").read_text())["status"] == "succeeded"
+    assert not (installed.site_packages / "snakegate" / "entry" / "runs").exists()
