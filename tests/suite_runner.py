@@ -235,6 +235,8 @@ def _shared_fixtures(item: pytest.Item) -> list[str]:
         if fixturedef.scope == "function" or not _ours(item.config, fixturedef.func):
             continue
         keys.append(name if fixturedef.scope in ("session", "package") else _relpath(item))
+        if name == "cluster":  # one Slurm test cluster on a machine at a time: every test that starts one, one worker
+            keys.append("tests/run/test_slurm.py")
     return keys
 
 
