@@ -13,10 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from curated_kinds import (  # noqa: F401  (session fixtures: every kind of run of every curated workflow, once)
-    cancelled_runs, curated_registry, failed_runs, fork_runs, interrupted_runs, job_hooks, plain_runs, rerun_runs,
-    runs_of_kind, second_registry, second_succeeded, succeeded_runs,
-)
+from curated_kinds import curated_kinds  # noqa: F401  (session: every kind of run, per curated workflow)
 from curated_tests import curated_test_run  # noqa: F401  (session fixture: one `snakegate test` of the curated)
 from prov_runs import (  # noqa: F401  (session fixtures: defined here, each run is made once per session)
     cancelled_run, failed_run, fork_run, plain_run, prov_registry, rerun_run, succeeded_run,
@@ -27,6 +24,11 @@ from registry_copies import (  # noqa: F401  (re-exported for fixtures below)
 # Real plan runs, made once per session for every folder that reads them (a session fixture imported into
 # several modules would be made once per module): the views, the commands, the crate, the chat, MCP.
 from plan_runs import plan_fork_run, plan_interrupted_run, plan_registry, plan_run  # noqa: F401
+# Runs with verdicts of every kind (passing, failing, unknown, forked, refined, contaminated, tampered), for the
+# views, the commands, the chat, MCP and the crate: here, not in each reading module, for the same reason.
+from verdict_view_runs import (  # noqa: F401
+    contaminated_run, failing_run, forked_run, judged_registry, passing_run, refined_run, tampered_run, unknown_run,
+)
 
 pytest_plugins = ["suite_runner", "pytester"]  # pytester: test_suite_runner.py runs small sessions
 

@@ -12,8 +12,9 @@ data:
   checks fail, diagnostics.json says `contaminated`;
 - tampered_run: scored, passing, whose invocation.json is edited afterwards (params that never ran).
 
-Session-scoped: a test module imports the fixtures it reads (each importing module makes its own runs, so a
-module reads as few as it needs).
+Session-scoped and imported into tests/conftest.py, so each run is made once per session whichever modules read
+it (a session fixture imported into each test module would be made again for every importing module); each is
+made only when a test first asks for it.
 """
 
 from __future__ import annotations

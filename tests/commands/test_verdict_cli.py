@@ -14,9 +14,6 @@ import sys
 
 from registry_copies import clean_env
 from verdict_runs import scored_config, scored_registry
-from verdict_view_runs import (  # noqa: F401 (session fixtures)
-    failing_run, forked_run, judged_registry, passing_run, refined_run, tampered_run, unknown_run,
-)
 
 
 def sg80(root, *args) -> subprocess.CompletedProcess:

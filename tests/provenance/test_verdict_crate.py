@@ -10,7 +10,7 @@ whose checks are named after their steps. roc-validator runs as its own command 
 from __future__ import annotations
 
 from test_plan_rocrate import _ids, _types, export
-from verdict_view_runs import contaminated_run, judged_registry, record_of  # noqa: F401 (session fixtures)
+from verdict_view_runs import record_of  # the runs themselves: session fixtures in conftest.py
 from snakegate.provenance.rocrate import validate as rocval
 
 DQV = "http://www.w3.org/ns/dqv#"

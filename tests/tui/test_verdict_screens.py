@@ -11,9 +11,7 @@ from __future__ import annotations
 import asyncio
 
 from chat_pilot import SIZE, open_history, text_of, wait_until
-from verdict_view_runs import (  # noqa: F401 (session fixtures)
-    failing_run, forked_run, judged_registry, passing_run, record_of, refined_run,
-)
+from verdict_view_runs import record_of  # the runs themselves: session fixtures in conftest.py
 from snakegate.commands.chat_cmds import build_app
 from snakegate.registry.settings import load_settings
 from snakegate.registry.workflows import Registry

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import pytest
 
-from verdict_view_runs import (  # noqa: F401 (session fixtures)
-    contaminated_run, forked_run, judged_registry, passing_run,
-)
 from snakegate.agent.actions.platform import ActionContext, call_action
 from snakegate.registry.settings import load_settings
 from snakegate.registry.workflows import Registry

@@ -7,7 +7,6 @@ The real Conversation, GuidedBackend and actions over a real pump-probe run (tes
 
 from __future__ import annotations
 
-from verdict_view_runs import contaminated_run, judged_registry  # noqa: F401 (session fixtures)
 from snakegate.agent.controller import Conversation
 from snakegate.agent.events import AssistantSaid
 from snakegate.agent.guided.dialogue import GuidedBackend

@@ -8,7 +8,6 @@ The MCP SDK's own client against a real `snakegate mcp` process in a registry ho
 from __future__ import annotations
 
 from mcp_session import McpSession
-from verdict_view_runs import failing_run, judged_registry  # noqa: F401 (session fixtures)
 
 
 def test_run_status_and_list_runs_over_mcp_give_the_verdict_and_the_advice(judged_registry, failing_run):
