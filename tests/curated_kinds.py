@@ -1,11 +1,14 @@
 """Every kind of run of every curated workflow, in real git registries: the material of the Provenance II tests.
 
-The fixtures are session-scoped and imported into tests/conftest.py (a session fixture imported into several
-test modules would be made once per module), so each run happens once per pytest session whichever modules use
-it; a test module imports only the constants (CURATED, KINDS).
+`curated_kinds` is a session fixture parametrized by workflow and imported into tests/conftest.py (a session
+fixture imported into several test modules would be made once per module), so each workflow's runs happen once
+per pytest session whichever modules read them; a test module imports only the constants (CURATED, KINDS) and
+asks for a workflow with `@pytest.mark.parametrize("curated_kinds", [...], indirect=True)`. Each workflow has
+its own registry, so tests/suite_runner.py groups its runs and their readers on one worker and the seven
+workflows on as many workers as there are.
 
-Two registries (`curated_registry`, `second_registry`) hold the same curated workflows and demo data in
-different folders, each a git repository. In the first, for each curated workflow and its first example:
+Each workflow's registry holds every curated workflow and the demo data, in a git repository. In it, for the
+workflow's first example:
 
 - succeeded: `snakegate run`;
 - failed: `snakegate run` with every job's shell failing before its command (BASH_ENV sources a file that
@@ -17,10 +20,9 @@ different folders, each a git repository. In the first, for each curated workflo
 - rerun and fork (one --set per workflow, FORK_SETS) of the succeeded run;
 - plain: the example under plain `snakemake`.
 
-In the second registry, `second_succeeded`: each first example once more, for comparing outputs across
+`second`: the first example once more in a second registry in another folder, for comparing outputs across
 registry folders. BASH_ENV is Bash's own start-up hook: no job, Snakefile or snakegate code is changed.
 """
-
 from __future__ import annotations
 
 import json
@@ -30,6 +32,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -119,104 +122,72 @@ def kill_group(pid: int | None) -> None:
             pass
 
 
-@pytest.fixture(scope="session")
-def curated_registry(tmp_path_factory) -> Path:
-    return curated_copy(tmp_path_factory.mktemp("curated-a") / "registry")
-
-
-@pytest.fixture(scope="session")
-def second_registry(tmp_path_factory) -> Path:
-    return curated_copy(tmp_path_factory.mktemp("curated-b") / "elsewhere" / "registry")
-
-
-@pytest.fixture(scope="session")
-def job_hooks(tmp_path_factory) -> dict[str, Path]:
-    folder = tmp_path_factory.mktemp("bash-env")
+def job_hooks(folder: Path) -> dict[str, Path]:
+    """BASH_ENV files that make every job's shell fail, or sleep, before its command."""
+    folder.mkdir(parents=True, exist_ok=True)
     return {"fail": bash_env(folder, "fail.sh", "echo 'injected: this job fails before its command' >&2; exit 7\n"),
             "sleep": bash_env(folder, "sleep.sh", "sleep 120\n")}
 
 
-@pytest.fixture(scope="session")
-def succeeded_runs(curated_registry) -> dict[str, Path]:
-    return {wf: run_with(curated_registry, "run", first_example(curated_registry, wf), "--cores", "2", expect=0)
-            for wf in CURATED}
+@dataclass(frozen=True)
+class KindRuns:
+    """One curated workflow's runs of every kind (KINDS), in a git registry of its own (`registry`), and its first
+    example run once more in a second registry folder (`second`)."""
+
+    workflow: str
+    registry: Path
+    runs: dict[str, Path]  # kind -> run folder
+    kill_sent: float  # when the interrupted run's kill was sent
+    second: Path
 
 
-@pytest.fixture(scope="session")
-def second_succeeded(second_registry) -> dict[str, Path]:
-    return {wf: run_with(second_registry, "run", first_example(second_registry, wf), "--cores", "2", expect=0)
-            for wf in CURATED}
+def cancelled(root: Path, example: Path, sleeper: Path) -> Path:
+    proc, run_dir = stuck_run(root, example, sleeper)
+    proc.send_signal(signal.SIGINT)
+    out_text, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, out_text[-2000:] + err[-2000:]
+    return run_dir
 
 
-@pytest.fixture(scope="session")
-def failed_runs(curated_registry, job_hooks) -> dict[str, Path]:
-    return {wf: run_with(curated_registry, "run", first_example(curated_registry, wf), "--cores", "1",
-                         env_extra={"BASH_ENV": str(job_hooks["fail"])}, expect=1)
-            for wf in CURATED}
+def interrupted(root: Path, example: Path, sleeper: Path) -> tuple[Path, float]:
+    proc, run_dir = stuck_run(root, example, sleeper)
+    assert wait_for(lambda: json.loads((run_dir / "run.json").read_text()).get("snakemake_pid"))
+    snakemake_pid = json.loads((run_dir / "run.json").read_text())["snakemake_pid"]
+    kill_sent = time.time()
+    kill_group(proc.pid)
+    kill_group(snakemake_pid)
+    proc.communicate(timeout=60)
+    # the next reader finds it and completes it as interrupted
+    assert snakegate(root, "runs").returncode == 0
+    assert json.loads((run_dir / "run.json").read_text())["status"] == "interrupted"
+    return run_dir, kill_sent
 
 
-@pytest.fixture(scope="session")
-def cancelled_runs(curated_registry, job_hooks) -> dict[str, Path]:
-    out = {}
-    for wf in CURATED:
-        proc, run_dir = stuck_run(curated_registry, first_example(curated_registry, wf), job_hooks["sleep"])
-        proc.send_signal(signal.SIGINT)
-        out_text, err = proc.communicate(timeout=120)
-        assert proc.returncode == 130, out_text[-2000:] + err[-2000:]
-        out[wf] = run_dir
-    return out
+def plain(root: Path, example: Path) -> Path:
+    before = run_names(root)
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--configfile", str(example), "--cores", "2"],
+                          cwd=root, env=clean_env(), capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return new_run(root, before)
 
 
-@pytest.fixture(scope="session")
-def interrupted_runs(curated_registry, job_hooks) -> dict[str, tuple[Path, float]]:
-    """workflow -> (run folder, the time the kill was sent)."""
-    out = {}
-    for wf in CURATED:
-        proc, run_dir = stuck_run(curated_registry, first_example(curated_registry, wf), job_hooks["sleep"])
-        assert wait_for(lambda run_dir=run_dir: json.loads((run_dir / "run.json").read_text()).get("snakemake_pid"))
-        snakemake_pid = json.loads((run_dir / "run.json").read_text())["snakemake_pid"]
-        kill_sent = time.time()
-        kill_group(proc.pid)
-        kill_group(snakemake_pid)
-        proc.communicate(timeout=60)
-        out[wf] = (run_dir, kill_sent)
-    # the next reader finds them and completes them as interrupted
-    assert snakegate(curated_registry, "runs").returncode == 0
-    for run_dir, _ in out.values():
-        assert json.loads((run_dir / "run.json").read_text())["status"] == "interrupted"
-    return out
-
-
-@pytest.fixture(scope="session")
-def rerun_runs(curated_registry, succeeded_runs) -> dict[str, Path]:
-    return {wf: run_with(curated_registry, "rerun", succeeded_runs[wf].name, "--cores", "2", expect=0)
-            for wf in CURATED}
-
-
-@pytest.fixture(scope="session")
-def fork_runs(curated_registry, succeeded_runs) -> dict[str, Path]:
-    return {wf: run_with(curated_registry, "fork", succeeded_runs[wf].name, "--set", FORK_SETS[wf], "--cores", "2",
-                         expect=0)
-            for wf in CURATED}
-
-
-@pytest.fixture(scope="session")
-def plain_runs(curated_registry) -> dict[str, Path]:
-    out = {}
-    for wf in CURATED:
-        before = run_names(curated_registry)
-        proc = subprocess.run([sys.executable, "-m", "snakemake", "--configfile",
-                               str(first_example(curated_registry, wf)), "--cores", "2"],
-                              cwd=curated_registry, env=clean_env(), capture_output=True, text=True, timeout=900)
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        out[wf] = new_run(curated_registry, before)
-    return out
-
-
-@pytest.fixture(scope="session")
-def runs_of_kind(request, succeeded_runs, failed_runs, cancelled_runs, interrupted_runs, rerun_runs, fork_runs,
-                 plain_runs) -> dict[str, dict[str, Path]]:
-    """kind -> workflow -> run folder, for every kind of run (KINDS)."""
-    return {"succeeded": succeeded_runs, "failed": failed_runs, "cancelled": cancelled_runs,
-            "interrupted": {wf: r for wf, (r, _) in interrupted_runs.items()}, "rerun": rerun_runs,
-            "fork": fork_runs, "plain": plain_runs}
+@pytest.fixture(scope="session", params=CURATED)
+def curated_kinds(request, tmp_path_factory) -> KindRuns:
+    """Every kind of run of one curated workflow (the param), made once per session. One registry per workflow,
+    so tests/suite_runner.py can give each workflow's runs and the tests reading them a worker of their own
+    (parametrize a test with `indirect=["curated_kinds"]`) instead of making all 63 runs one after another."""
+    wf = request.param
+    base = tmp_path_factory.mktemp(f"curated-{wf}")
+    root, hooks = curated_copy(base / "registry"), job_hooks(base / "bash-env")
+    example = first_example(root, wf)
+    runs = {"succeeded": run_with(root, "run", example, "--cores", "2", expect=0)}
+    runs["failed"] = run_with(root, "run", example, "--cores", "1", env_extra={"BASH_ENV": str(hooks["fail"])},
+                              expect=1)
+    runs["cancelled"] = cancelled(root, example, hooks["sleep"])
+    runs["interrupted"], kill_sent = interrupted(root, example, hooks["sleep"])
+    runs["rerun"] = run_with(root, "rerun", runs["succeeded"].name, "--cores", "2", expect=0)
+    runs["fork"] = run_with(root, "fork", runs["succeeded"].name, "--set", FORK_SETS[wf], "--cores", "2", expect=0)
+    runs["plain"] = plain(root, example)
+    second = curated_copy(tmp_path_factory.mktemp(f"curated-{wf}-b") / "elsewhere" / "registry")
+    second_run = run_with(second, "run", first_example(second, wf), "--cores", "2", expect=0)
+    return KindRuns(wf, root, runs, kill_sent, second_run)

@@ -9,7 +9,8 @@ A pytest plugin (tests/conftest.py loads it through `pytest_plugins`):
   worker more than the cores: the Slurm tests spend minutes waiting on the scheduler, not computing.
 - One worker per shared fixture. Tests that use the same fixture wider than a function (a module's runs, the
   session's runs of every kind in prov_runs.py) form one xdist group, so each such fixture is built once,
-  on one worker, instead of once on every worker that happens to get one of its tests.
+  on one worker, instead of once on every worker that happens to get one of its tests. A parametrized one
+  (curated_kinds.py: one workflow's runs per param) makes a group per param.
 - Long first. Under xdist the groups start first, the ones in FIRST before all (the waiting Slurm cluster,
   then the biggest groups), so the many small independent tests fill the gaps at the end. A serial run
   keeps the collection order.
@@ -151,7 +152,7 @@ SLOW_PATHS: tuple[str, ...] = (
 SLOW_FIXTURES = frozenset({
     "prov_registry",                      # prov_runs.py and views/report_runs.py: the session's runs of every kind
     "curated_test_run",                   # curated_tests.py: `snakegate test` of every curated workflow
-    "curated_registry", "second_registry",  # curated_kinds.py: every kind of run of every curated workflow
+    "curated_kinds",                      # curated_kinds.py: every kind of run of a curated workflow
     "ran",                                # agent/conftest.py: a succeeded and a failed run
     "science",                            # science_runs.py: surrogate-design, pump-probe and leaky runs
     "judged_registry",                    # verdict_view_runs.py: runs with verdicts of every kind
@@ -162,8 +163,10 @@ SLOW_FIXTURES = frozenset({
 # Groups (named by a shared fixture or a module, as in group_of) that start before the others, in this order.
 FIRST: tuple[str, ...] = (
     "tests/run/test_slurm.py",              # minutes of waiting on the scheduler: overlaps everything else
-    "tests/provenance/test_provjson.py",    # a real run of every curated workflow, one after another
     "prov_registry",                        # the session's runs of every kind and the ~120 tests that read them
+    *(f"curated_kinds[{wf}]" for wf in ("variant-calling", "pump-probe", "classifier-benchmark",
+                                         "variant-annotation", "surrogate-design", "pl-power-series",
+                                         "tabular-profile")),  # 9 runs of one curated workflow each
     "curated_test_run",                     # `snakegate test` of every curated workflow
     "tests/plan/test_plan_run.py",          # plans run four ways
 )
@@ -234,7 +237,13 @@ def _shared_fixtures(item: pytest.Item) -> list[str]:
         fixturedef = defs[-1]
         if fixturedef.scope == "function" or not _ours(item.config, fixturedef.func):
             continue
-        keys.append(name if fixturedef.scope in ("session", "package") else _relpath(item))
+        key = name if fixturedef.scope in ("session", "package") else _relpath(item)
+        callspec = getattr(item, "callspec", None)
+        if fixturedef.params is not None and callspec is not None and name in callspec.params:
+            # a parametrized fixture is one value per param: one group each (tests/curated_kinds.py: a workflow's
+            # runs), so the params spread over the workers instead of queueing on one
+            key = f"{key}[{callspec.params[name]}]"
+        keys.append(key)
         if name == "cluster":  # one Slurm test cluster on a machine at a time: every test that starts one, one worker
             keys.append("tests/run/test_slurm.py")
     return keys

@@ -17,7 +17,7 @@ import yaml
 from snakegate.provenance.rocrate import validate as rocval
 from snakegate.provenance.rocrate.export import value_type
 
-from curated_kinds import CURATED, KINDS  # the runs themselves: session fixtures in conftest.py
+from curated_kinds import CURATED, KINDS  # the runs themselves: a session fixture in conftest.py
 from registry_copies import snakegate
 
 
@@ -36,7 +36,7 @@ LEFT_WHEN_STOPPED = {
     "process-run-crate-0.5_11.1",  # a job that never started, or was stopped before writing anything, made nothing
     UNREFERENCED_FILE_PARAM,
 }
-CASES = [(kind, wf) for kind in KINDS for wf in CURATED]
+CASES = [(kind, wf) for wf in CURATED for kind in KINDS]
 
 
 def export(registry: Path, run_dir: Path, dest: Path) -> dict:
@@ -45,12 +45,12 @@ def export(registry: Path, run_dir: Path, dest: Path) -> dict:
     return json.loads((dest / "ro-crate-metadata.json").read_text())
 
 
-@pytest.mark.parametrize("kind,workflow", CASES, ids=[f"{k}-{w}" for k, w in CASES])
+@pytest.mark.parametrize("kind,curated_kinds", CASES, ids=[f"{k}-{w}" for k, w in CASES], indirect=["curated_kinds"])
 def test_every_kind_of_run_of_every_curated_workflow_exports_a_crate_that_passes_required(
-        kind, workflow, runs_of_kind, curated_registry, tmp_path, roc_validator):
-    run_dir = runs_of_kind[kind][workflow]
+        kind, curated_kinds, tmp_path, roc_validator):
+    workflow, run_dir = curated_kinds.workflow, curated_kinds.runs[kind]
     dest = tmp_path / "crate"
-    export(curated_registry, run_dir, dest)
+    export(curated_kinds.registry, run_dir, dest)
     issues = rocval.validate(dest, severity="recommended")  # RECOMMENDED and above: REQUIRED ones too
     assert [str(i) for i in issues if i.severity == "REQUIRED"] == []
     status = json.loads((run_dir / "run.json").read_text())["status"]
@@ -60,8 +60,9 @@ def test_every_kind_of_run_of_every_curated_workflow_exports_a_crate_that_passes
     assert left <= allowed, sorted(str(i) for i in issues if i.check not in allowed)
 
 
-def test_a_run_stopped_at_its_first_job_says_which_rules_never_started(failed_runs, curated_registry, tmp_path):
-    run_dir = failed_runs["variant-calling"]
+@pytest.mark.parametrize("curated_kinds", ["variant-calling"], indirect=True)
+def test_a_run_stopped_at_its_first_job_says_which_rules_never_started(curated_kinds, tmp_path):
+    curated_registry, run_dir = curated_kinds.registry, curated_kinds.runs["failed"]
     rules = sorted(yaml.safe_load((curated_registry / "workflows" / "variant-calling" / "workflow.yaml")
                                   .read_text())["rules"])
     graph = {e["@id"]: e for e in export(curated_registry, run_dir, tmp_path / "crate")["@graph"]}
@@ -96,11 +97,13 @@ def test_a_union_type_maps_to_its_one_non_null_type():
     assert value_type({}) == "Text"
 
 
-def test_the_pl_power_series_crate_describes_its_nullable_number_param(succeeded_runs, curated_registry, tmp_path):
+@pytest.mark.parametrize("curated_kinds", ["pl-power-series"], indirect=True)
+def test_the_pl_power_series_crate_describes_its_nullable_number_param(curated_kinds, tmp_path):
+    curated_registry = curated_kinds.registry
     schema = json.loads((curated_registry / "workflows" / "pl-power-series" / "schema.json").read_text())
     nullable = [n for n, p in schema["properties"].items() if isinstance(p.get("type"), list)]
     assert nullable, "pl-power-series has a param typed as a union"
-    graph = {e["@id"]: e for e in export(curated_registry, succeeded_runs["pl-power-series"],
+    graph = {e["@id"]: e for e in export(curated_registry, curated_kinds.runs["succeeded"],
                                           tmp_path / "crate")["@graph"]}
     for name in nullable:
         fp = graph[f"#param-{name}"]

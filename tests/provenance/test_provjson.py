@@ -10,7 +10,6 @@ every curated workflow's first example.
 from __future__ import annotations
 
 import datetime as dt
-import shutil
 import warnings
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from prov.model import ProvDocument
 from snakegate.provenance import capture
 from snakegate.provenance.document import PLAIN_RELATIONS, RELATIONS, TIME_FORMALS, Document, Many, Q, local
 
-from registry_copies import REPO, make_registry, new_run, run_names, snakegate
+from registry_copies import REPO
 from prov_iris import run_ident
 
 QNAMES = [Q(q) for q in ("sg:Job", "wfprov:ProcessRun", "prov:Plan", "schema:Person", "plan:rule/a/input/x",
@@ -109,30 +108,6 @@ CURATED = sorted(p.parent.name for p in (REPO / "workflows").glob("*/workflow.ya
                  if "trust: curated" in p.read_text())
 
 
-@pytest.fixture(scope="module")
-def curated_registry(tmp_path_factory) -> Path:
-    root = make_registry(tmp_path_factory.mktemp("curated") / "registry", with_git=False)
-    for wf in CURATED:
-        if not (root / "workflows" / wf).exists():
-            shutil.copytree(REPO / "workflows" / wf, root / "workflows" / wf,
-                            ignore=shutil.ignore_patterns(".snakemake", "__pycache__"))
-    shutil.copytree(REPO / "data" / "examples", root / "data" / "examples", dirs_exist_ok=True)
-    return root
-
-
-@pytest.fixture(scope="module")
-def curated_runs(curated_registry) -> dict[str, Path]:
-    """The run folder of each curated workflow's first example."""
-    runs = {}
-    for workflow in CURATED:
-        example = sorted((curated_registry / "workflows" / workflow / "examples").glob("*.yaml"))[0]
-        before = run_names(curated_registry)
-        proc = snakegate(curated_registry, "run", example.relative_to(curated_registry), "--cores", "2")
-        assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-        runs[workflow] = new_run(curated_registry, before)
-    return runs
-
-
 def build_again(registry: Path, workflow: str, run_dir: Path) -> Document:
     from snakegate.run.pinning import run_workflow
 
@@ -142,20 +117,22 @@ def build_again(registry: Path, workflow: str, run_dir: Path) -> Document:
                          "succeeded", "wf_")
 
 
-@pytest.mark.parametrize("workflow", CURATED)
-def test_each_curated_workflows_real_run_reads_back_as_prov_builds_it(curated_registry, curated_runs, workflow):
-    run_dir = curated_runs[workflow]
-    doc = build_again(curated_registry, workflow, run_dir)
+@pytest.mark.parametrize("curated_kinds", CURATED, indirect=True)
+def test_each_curated_workflows_real_run_reads_back_as_prov_builds_it(curated_kinds):
+    # the session's succeeded run of the workflow (curated_kinds.py), read-only: not run again for this module
+    run_dir = curated_kinds.runs["succeeded"]
+    doc = build_again(curated_kinds.registry, curated_kinds.workflow, run_dir)
     assert doc.json_text() == (run_dir / "prov.json").read_text()  # the same run gives the same record
     assert read_back(doc) == doc.to_prov()
     assert len(doc) > 30
 
 
-def test_a_builtin_dataset_is_an_entity_naming_the_library_and_version_that_ship_it(curated_runs):
+@pytest.mark.parametrize("curated_kinds", ["classifier-benchmark"], indirect=True)
+def test_a_builtin_dataset_is_an_entity_naming_the_library_and_version_that_ship_it(curated_kinds):
     import json
     from importlib.metadata import version
 
-    run_dir = curated_runs["classifier-benchmark"]
+    run_dir = curated_kinds.runs["succeeded"]
     data = json.loads((run_dir / "prov.json").read_text())
     builtin = [(i, a) for i, a in data["entity"].items() if i.startswith("builtin:")]
     assert len(builtin) == 1

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from curated_kinds import CURATED  # the runs themselves: session fixtures in conftest.py
+from curated_kinds import CURATED  # the runs themselves: a session fixture in conftest.py
 
 
 def digests(run_dir: Path) -> dict[str, str]:
@@ -22,21 +22,22 @@ def digests(run_dir: Path) -> dict[str, str]:
             for p in sorted(results.rglob("*")) if p.is_file()}
 
 
-@pytest.mark.parametrize("workflow", CURATED)
-def test_every_result_file_is_byte_identical_across_run_folders_and_registries(
-        workflow, succeeded_runs, rerun_runs, second_succeeded):
-    first = digests(succeeded_runs[workflow])
+@pytest.mark.parametrize("curated_kinds", CURATED, indirect=True)
+def test_every_result_file_is_byte_identical_across_run_folders_and_registries(curated_kinds):
+    workflow, succeeded = curated_kinds.workflow, curated_kinds.runs["succeeded"]
+    first = digests(succeeded)
     assert first, f"{workflow} wrote no results"
-    for other in (rerun_runs[workflow], second_succeeded[workflow]):
+    for other in (curated_kinds.runs["rerun"], curated_kinds.second):
         again = digests(other)
         assert sorted(again) == sorted(first), (other, set(again) ^ set(first))
         differ = sorted(path for path in first if again[path] != first[path])
-        assert differ == [], f"{workflow}: {differ} differ between {succeeded_runs[workflow]} and {other}"
+        assert differ == [], f"{workflow}: {differ} differ between {succeeded} and {other}"
 
 
-def test_no_result_file_names_its_run_folder(succeeded_runs):
-    for workflow, run_dir in succeeded_runs.items():
-        for path in sorted((run_dir / "results").rglob("*")):
-            if path.is_file():
-                assert run_dir.name.encode() not in path.read_bytes(), (workflow, path)
-                assert str(run_dir.parent.parent).encode() not in path.read_bytes(), (workflow, path)
+@pytest.mark.parametrize("curated_kinds", CURATED, indirect=True)
+def test_no_result_file_names_its_run_folder(curated_kinds):
+    workflow, run_dir = curated_kinds.workflow, curated_kinds.runs["succeeded"]
+    for path in sorted((run_dir / "results").rglob("*")):
+        if path.is_file():
+            assert run_dir.name.encode() not in path.read_bytes(), (workflow, path)
+            assert str(run_dir.parent.parent).encode() not in path.read_bytes(), (workflow, path)
