@@ -6,7 +6,9 @@ draft reproduces each contribution's copied code from upstream, deterministicall
 at most five lines of the workflow's own code, each one a defect the check named; every contribution passes
 `snakegate check`; the tutorial (bwa, samtools, bcftools) and ETH NEXUS's basic workflow (numpy, pandas,
 matplotlib) pass `snakegate test`, and the .fai bcftools writes beside the genome is reported and never
-changes the workflow's content hash.
+changes the workflow's content hash. Issue 27 adds workflows of other fields and shapes: CodeRefinery's
+word-count (text processing; no config at all, books globbed from the working folder, scripts started from
+`shell:` by paths relative to it), proven the same way.
 """
 import difflib
 import json
@@ -20,7 +22,7 @@ from snakegate.registry.workflows import Registry
 
 HERE = Path(__file__).resolve().parents[1] / "realworkflows"
 REGISTRY = HERE / "registry"
-NAMES = ["basic-snakemake-workflow", "snakemake-tutorial", "workflow-template"]
+NAMES = ["basic-snakemake-workflow", "snakemake-tutorial", "word-count", "workflow-template"]
 CODE_SUFFIXES = ("Snakefile", ".smk", ".py", ".R", ".r")
 # What a contributor may edit freely after drafting; everything else is the workflow's own, copied unchanged.
 CONTRACT_FILES = ("workflow.yaml", "schema.json", "SKILL.md", "examples/", "test/")
@@ -303,3 +305,50 @@ def test_draft_of_a_path_that_is_no_workflow_is_a_clear_refusal_without_a_traceb
     assert proc.returncode != 0 and message in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
     assert list((root / "workflows").iterdir()) == []
+
+
+def _check_with_snakefile(drafted, name: str, cli, edit) -> list[dict]:
+    """Check the draft (with the contribution's contract edits) after `edit(Snakefile text)`: its findings."""
+    snakefile = drafted[name].folder / "Snakefile"
+    original = snakefile.read_text()
+    snakefile.write_text(edit(original))
+    try:
+        root = drafted[name].folder.parents[1]
+        code, out, err = cli("--registry", root, "check", name, "--json", "--no-hygiene")
+        return json.loads(out)["findings"]
+    finally:
+        snakefile.write_text(original)
+
+
+def test_the_word_counts_five_code_changes_are_the_defects_check_named(drafted, cli):
+    """Drafted as is, word-count validates nothing and never reads the `books` its contract declares (it globs
+    data/*.txt in the working folder); once the books come from the params, check names the scripts its shell
+    commands start by a path relative to the working folder (the registry root on the registry path), not to
+    the Snakefile. The five changed lines fix exactly these."""
+    findings = _drafted_with_contract_edits(drafted, "word-count", cli)
+    errors = {(f["code"], f["rule"]) for f in findings if f["severity"] == "error"}
+    assert {("config_not_validated", None), ("unused_param", None)} <= errors
+    assert {f["message"].split("`")[1] for f in findings if f["code"] == "artifact_not_consumed"} == {
+        "books.isles", "books.abyss"}
+    books_read = _check_with_snakefile(drafted, "word-count", cli, lambda text: text.replace(
+        "DATA = glob_wildcards('data/{book}.txt').book", 'snakemake.utils.validate(config, "schema.json")\n'
+        'DATA = list(config["books"])').replace("book='data/{file}.txt'",
+                                                'book=lambda wildcards: config["books"][wildcards.file]'))
+    hidden = [(f["rule"], f["message"]) for f in books_read if f["severity"] == "error"]
+    assert len(hidden) == 1 and hidden[0][0] == "count_words" and "reads code/count.py" in hidden[0][1]
+    final = (REGISTRY / "workflows/word-count/Snakefile").read_text()
+    assert final.count("workflow.source_path('code/") == 2 and 'config["books"]' in final
+    assert 'snakemake.utils.validate(config, "schema.json")' in final
+
+
+def test_word_count_passes_test_offline_on_its_generated_books(cli):
+    wf = Registry.load(REGISTRY).get("word-count")
+    before = wf.content_hash()
+    code, out, err = cli("--registry", REGISTRY, "test", "word-count")
+    assert code == 0, out + err
+    assert "ok    word-count/basic" in out
+    for book in ("isles", "abyss"):
+        assert f"identical        counts (statistics/{book}.data)\n" in out
+        assert f"plot (plot/{book}.png): exists and is not empty" in out
+    assert "differs" not in out and "wrote beside its inputs" not in out
+    assert wf.content_hash() == before
