@@ -327,7 +327,9 @@ def test_the_word_counts_five_code_changes_are_the_defects_check_named(drafted, 
     the Snakefile. The five changed lines fix exactly these."""
     findings = _drafted_with_contract_edits(drafted, "word-count", cli)
     errors = {(f["code"], f["rule"]) for f in findings if f["severity"] == "error"}
-    assert {("config_not_validated", None), ("unused_param", None)} <= errors
+    assert {("config_not_validated", None), ("unused_param", None), ("working_folder_glob", None)} <= errors
+    (glob,) = [f for f in findings if f["code"] == "working_folder_glob"]
+    assert (glob["file"], glob["line"]) == ("workflows/word-count/Snakefile", 2) and "`data/{book}.txt`" in glob["message"]
     assert {f["message"].split("`")[1] for f in findings if f["code"] == "artifact_not_consumed"} == {
         "books.isles", "books.abyss"}
     books_read = _check_with_snakefile(drafted, "word-count", cli, lambda text: text.replace(
@@ -352,3 +354,18 @@ def test_word_count_passes_test_offline_on_its_generated_books(cli):
         assert f"plot (plot/{book}.png): exists and is not empty" in out
     assert "differs" not in out and "wrote beside its inputs" not in out
     assert wf.content_hash() == before
+
+
+def test_draft_of_word_count_names_the_glob_of_the_working_folder_and_the_scripts_found_from_it(tmp_path, cli):
+    """Its drafted contract is empty and its outputs' wildcards come from a glob: draft says where the inputs
+    really come from, and that the scripts it names as inputs are looked up in the working folder."""
+    code, out, folder = _draft_by_cli(cli, tmp_path, "word-count", "word-count")
+    assert code == 0, out
+    decide = out.split("still to decide:\n", 1)[1]
+    assert ("  - Snakefile:2: the glob of `data/{book}.txt` lists the workflow's inputs in the working folder "
+            "(the registry root on the registry path, so no param names them)") in decide
+    for line, rule, script in ((10, "count_words", "code/count.py"), (18, "make_plot", "code/plot.py")):
+        assert (f"  - Snakefile:{line}: rule `{rule}` names its input script, {script}, a file of the workflow, "
+                f"relative to the working folder") in decide
+        assert f"name it workflow.source_path('{script}') (check: hidden_input)" in decide
+    assert "give rules.count_words.input.script its artifact type" not in decide
