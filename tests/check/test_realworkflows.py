@@ -8,7 +8,8 @@ at most five lines of the workflow's own code, each one a defect the check named
 matplotlib) pass `snakegate test`, and the .fai bcftools writes beside the genome is reported and never
 changes the workflow's content hash. Issue 27 adds workflows of other fields and shapes: CodeRefinery's
 word-count (text processing; no config at all, books globbed from the working folder, scripts started from
-`shell:` by paths relative to it), proven the same way.
+`shell:` by paths relative to it) and Snakemake's own hello-world (geography: conda envs, a container, a
+wrapper, a download, a generic `{prefix}.svg -> {prefix}.pdf` rule), proven the same way.
 """
 import difflib
 import json
@@ -22,7 +23,8 @@ from snakegate.registry.workflows import Registry
 
 HERE = Path(__file__).resolve().parents[1] / "realworkflows"
 REGISTRY = HERE / "registry"
-NAMES = ["basic-snakemake-workflow", "snakemake-tutorial", "word-count", "workflow-template"]
+NAMES = ["basic-snakemake-workflow", "snakemake-hello-world", "snakemake-tutorial", "word-count",
+         "workflow-template"]
 CODE_SUFFIXES = ("Snakefile", ".smk", ".py", ".R", ".r")
 # What a contributor may edit freely after drafting; everything else is the workflow's own, copied unchanged.
 CONTRACT_FILES = ("workflow.yaml", "schema.json", "SKILL.md", "examples/", "test/")
@@ -90,6 +92,7 @@ def _drafted_with_contract_edits(drafted, name: str, cli) -> list[dict]:
     """The draft with the contribution's contract edits and none of its code edits, checked: its findings."""
     root = drafted[name].folder.parents[1]
     shutil.copytree(REGISTRY / "data", root / "data", dirs_exist_ok=True)
+    shutil.copy(REGISTRY / "snakegate.toml", root / "snakegate.toml")  # the registry's own types (pdf)
     for part in ("examples", "schema.json", "workflow.yaml"):
         src, dest = REGISTRY / "workflows" / name / part, drafted[name].folder / part
         shutil.copytree(src, dest, dirs_exist_ok=True) if src.is_dir() else shutil.copy(src, dest)
@@ -369,3 +372,25 @@ def test_draft_of_word_count_names_the_glob_of_the_working_folder_and_the_script
                 f"relative to the working folder") in decide
         assert f"name it workflow.source_path('{script}') (check: hidden_input)" in decide
     assert "give rules.count_words.input.script its artifact type" not in decide
+
+
+def test_the_hello_worlds_two_code_changes_are_the_defects_check_named(drafted, cli):
+    """Drafted as is, it does not validate its config and takes its one input from a curl download (named for a
+    community workflow as a warning: its data comes from the network, unseen by the gate); its two changed lines
+    validate and read the table from the `cities` param. What no check can prove offline stays named."""
+    findings = _drafted_with_contract_edits(drafted, "snakemake-hello-world", cli)
+    errors = {f["code"] for f in findings if f["severity"] == "error"}
+    assert errors == {"config_not_validated", "unused_param", "artifact_not_consumed"}
+    (unread,) = [f for f in findings if f["code"] == "artifact_not_consumed"]
+    assert "`cities`" in unread["message"]
+    (download,) = [f for f in findings if f["code"] == "download"]
+    assert download["rule"] == "download_data" and "`curl`" in download["message"]
+    final = (REGISTRY / "workflows/snakemake-hello-world/Snakefile").read_text()
+    assert 'snakemake.utils.validate(config, "schema.json")' in final and 'config["cities"]' in final
+    code, out, err = cli("--registry", REGISTRY, "check", "snakemake-hello-world", "--json")
+    report = json.loads(out)
+    assert code == 0 and not [f for f in report["findings"] if f["severity"] == "error"]
+    named = {f["code"] for f in report["findings"]}
+    assert {"wrapper_unchecked", "download", "configfile_ignored", "tool_missing"} <= named
+    # download_data is no job of any run now, yet its declared output `_1` is its real first output
+    assert "io_name_unknown" not in named
