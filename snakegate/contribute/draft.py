@@ -163,7 +163,9 @@ def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str]) ->
         rules[rule.name] = io_types
     target = next((r for r in src.rules if r.default_target), src.rules[0] if src.rules else None)
     outputs = {}
-    for name, literal in (target.paths["input"].items() if target else []):
+    # the first rule's inputs when it only collects (rule all), its own outputs when it makes them (rule hello)
+    built = (target.paths["output"] or target.paths["input"]) if target else {}
+    for name, literal in built.items():
         if not literal:
             continue
         out_name = name if not name.startswith("_") else slug(Path(literal).name.split(".")[0]).replace("-", "_")
@@ -203,7 +205,8 @@ def _tools(src: WorkflowSource) -> list[str]:
     found = []
     for rule in src.rules:
         for text in rule.shell:
-            for segment in re.split(r"\|\||&&|[|;()]|\$\(", re.sub(r"\{[^{}]*\}", "X", text)):
+            # a placeholder ({input}, or a global such as {CC}) is never a tool's name: "_" cannot start one
+            for segment in re.split(r"\|\||&&|[|;()]|\$\(", re.sub(r"\{[^{}]*\}", "_", text)):
                 words = segment.split()
                 if words and re.fullmatch(r"[A-Za-z][\w.+-]*", words[0]) and words[0] not in COMMON:
                     found.append(words[0])
@@ -272,6 +275,12 @@ def _decisions(decide: list[str], src: WorkflowSource, schema: dict, config_file
                       "registry root on the registry path, so no param names them); make the list a param, e.g. a "
                       "mapping name -> file with x-artifact values, and read config[...] there "
                       "(check: working_folder_glob)")
+    for rule in src.rules:
+        for text in rule.shell:
+            first = re.match(r"\s*\{(\w+)\}", text)
+            if first and first.group(1) not in ("input", "output", "params", "wildcards", "threads", "resources", "log"):
+                decide.append(f"workflow.yaml: rule `{rule.name}` starts its shell command with {{{first.group(1)}}}, "
+                              "a value of the Snakefile: if it names a program, list that under tools")
     if manifest["tools"]:
         names = ", ".join(tool["name"] for tool in manifest["tools"])
         decide.append(f"workflow.yaml: tools {names} were read from shell commands; keep the real ones and give "
