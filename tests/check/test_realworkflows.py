@@ -9,7 +9,9 @@ matplotlib) pass `snakegate test`, and the .fai bcftools writes beside the genom
 changes the workflow's content hash. Issue 27 adds workflows of other fields and shapes: CodeRefinery's
 word-count (text processing; no config at all, books globbed from the working folder, scripts started from
 `shell:` by paths relative to it) and Snakemake's own hello-world (geography: conda envs, a container, a
-wrapper, a download, a generic `{prefix}.svg -> {prefix}.pdf` rule), proven the same way.
+wrapper, a download, a generic `{prefix}.svg -> {prefix}.pdf` rule) and its C example (a software build: a
+Makefile port in src/ beside include/, no config, globals in shell commands, temp() objects, a first rule
+that builds rather than collects), proven the same way.
 """
 import difflib
 import json
@@ -23,9 +25,11 @@ from snakegate.registry.workflows import Registry
 
 HERE = Path(__file__).resolve().parents[1] / "realworkflows"
 REGISTRY = HERE / "registry"
-NAMES = ["basic-snakemake-workflow", "snakemake-hello-world", "snakemake-tutorial", "word-count",
-         "workflow-template"]
+NAMES = ["basic-snakemake-workflow", "snakemake-c-example", "snakemake-hello-world", "snakemake-tutorial",
+         "word-count", "workflow-template"]
 CODE_SUFFIXES = ("Snakefile", ".smk", ".py", ".R", ".r")
+# Where the Snakefile lives inside upstream/ when not at its top: what `snakegate draft` is pointed at.
+DRAFTED_FROM = {"snakemake-c-example": "src"}
 # What a contributor may edit freely after drafting; everything else is the workflow's own, copied unchanged.
 CONTRACT_FILES = ("workflow.yaml", "schema.json", "SKILL.md", "examples/", "test/")
 
@@ -35,7 +39,7 @@ def upstream_copy(name: str, dest: Path) -> Path:
     shutil.copytree(HERE / name / "upstream", folder)
     if name == "snakemake-tutorial":  # its config names data/...: the generated data stands in for the tutorial's
         (folder / "data").symlink_to(REGISTRY / "data" / "tutorial")
-    return folder
+    return folder / DRAFTED_FROM.get(name, "")
 
 
 def files(folder: Path) -> dict[str, bytes]:
@@ -68,7 +72,7 @@ def test_every_real_workflow_keeps_its_licence_and_origin(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_draft_copies_the_workflow_code_unchanged(drafted, name):
     have = files(drafted[name].folder)
-    up = files(HERE / name / "upstream")
+    up = files(HERE / name / "upstream" / DRAFTED_FROM.get(name, ""))
     for rel, data in up.items():
         if rel.startswith(("data/", ".test/")) or rel.endswith(("config.yaml",)) and rel not in have:
             continue
@@ -394,3 +398,37 @@ def test_the_hello_worlds_two_code_changes_are_the_defects_check_named(drafted, 
     assert {"wrapper_unchecked", "download", "configfile_ignored", "tool_missing"} <= named
     # download_data is no job of any run now, yet its declared output `_1` is its real first output
     assert "io_name_unknown" not in named
+
+
+def test_the_c_examples_two_code_changes_are_the_defects_check_named(drafted, cli):
+    """Drafted from upstream/src, it validates nothing and compiles `{name}.c` found from the working folder
+    (the registry root on the registry path): check names both; the sources are found beside the Snakefile
+    once named from workflow.basedir."""
+    findings = _drafted_with_contract_edits(drafted, "snakemake-c-example", cli)
+    errors = {(f["code"], f["rule"]) for f in findings if f["severity"] == "error"}
+    assert errors == {("config_not_validated", None), ("hidden_input", "c_to_o")}
+    (hidden,) = [f for f in findings if f["code"] == "hidden_input"]
+    assert "reads hello.c" in hidden["message"]
+    final = (REGISTRY / "workflows/snakemake-c-example/Snakefile").read_text()
+    assert "join(workflow.basedir, '{name}.c')" in final and 'snakemake.utils.validate(config, "schema.json")' in final
+
+
+def test_draft_of_the_c_example_takes_the_built_program_as_its_output_and_no_placeholder_as_a_tool(tmp_path, cli):
+    """Its first rule builds `hello` rather than collecting targets, and its shell commands start with {CC}:
+    the draft declares `hello` as the output and asks about {CC} instead of listing a tool named X."""
+    code, out, folder = _draft_by_cli(cli, tmp_path, "snakemake-c-example", "c")
+    assert code == 0, out
+    manifest = yaml.safe_load((folder / "workflow.yaml").read_text())
+    assert manifest["outputs"]["hello"]["path"] == "hello" and manifest["tools"] == []
+    assert ("  - workflow.yaml: rule `c_to_o` starts its shell command with {CC}, a value of the Snakefile: if it "
+            "names a program, list that under tools\n") in out
+
+
+def test_the_c_example_builds_offline_with_gcc(cli):
+    wf = Registry.load(REGISTRY).get("snakemake-c-example")
+    before = wf.content_hash()
+    code, out, err = cli("--registry", REGISTRY, "test", "snakemake-c-example")
+    assert code == 0, out + err
+    assert "ok    snakemake-c-example/basic" in out and "hello (hello): exists and is not empty" in out
+    assert "wrote beside its inputs" not in out
+    assert wf.content_hash() == before
