@@ -345,6 +345,7 @@ def test_the_word_counts_five_code_changes_are_the_defects_check_named(drafted, 
                                                 'book=lambda wildcards: config["books"][wildcards.file]'))
     hidden = [(f["rule"], f["message"]) for f in books_read if f["severity"] == "error"]
     assert len(hidden) == 1 and hidden[0][0] == "count_words" and "reads code/count.py" in hidden[0][1]
+    assert hidden[0][1].endswith("names more files no rule makes: `make_plot`: code/plot.py")  # not only the first
     final = (REGISTRY / "workflows/word-count/Snakefile").read_text()
     assert final.count("workflow.source_path('code/") == 2 and 'config["books"]' in final
     assert 'snakemake.utils.validate(config, "schema.json")' in final
