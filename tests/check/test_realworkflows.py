@@ -397,6 +397,8 @@ def test_the_hello_worlds_two_code_changes_are_the_defects_check_named(drafted, 
     assert code == 0 and not [f for f in report["findings"] if f["severity"] == "error"]
     named = {f["code"] for f in report["findings"]}
     assert {"wrapper_unchecked", "download", "configfile_ignored", "tool_missing"} <= named
+    (ignored,) = [f for f in report["findings"] if f["code"] == "configfile_ignored"]
+    assert "it lacks the required params `cities`" in ignored["message"]  # a standalone run in its folder
     # download_data is no job of any run now, yet its declared output `_1` is its real first output
     assert "io_name_unknown" not in named
 
