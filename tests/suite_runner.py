@@ -82,6 +82,8 @@ SLOW_PATHS: tuple[str, ...] = (
     "check/test_realworkflows.py::test_draft_of_a_path_that_is_no_workflow_is_a_clear_refusal_without_a_traceback",
     "check/test_realworkflows.py::test_the_basic_workflow_passes_test_offline_with_its_seeded_data_byte_for_byte",
     "check/test_realworkflows.py::test_the_tutorial_passes_test_and_its_fai_beside_the_genome_is_reported",
+    "check/test_realworkflows.py::test_word_count_passes_test_offline_on_its_generated_books",
+    "check/test_realworkflows.py::test_the_c_example_builds_offline_with_gcc",
     "check/test_shell_quoting.py::test_an_unquoted_label_really_runs_a_command_and_the_quoted_one_does_not",
     "check/test_shell_quoting.py::test_community_workflow_gets_the_same_finding_as_a_warning",
     "check/test_shell_quoting.py::test_curated_workflow_pasting_a_free_text_param_into_shell_fails_check_naming_rule_and_fix",

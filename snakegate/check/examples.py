@@ -6,6 +6,7 @@ Pure: facts in, findings out.
 
 from __future__ import annotations
 
+import re
 from pathlib import PurePosixPath
 
 from snakegate.check.facts import Finding, WorkflowFacts, undeclared_at
@@ -58,10 +59,13 @@ def example_findings(f: WorkflowFacts) -> list[Finding]:
             missing = _missing_input(message)
             if missing:
                 rule, files = missing
+                more = _also_missing(f, files)
+                also = ("; Snakemake stops at the first job whose input is missing, and the Snakefile names more "
+                        f"files no rule makes: {', '.join(more)}" if more else "")
                 out.append(Finding("error", f.id, "hidden_input",
                                    f"{PurePosixPath(ex.name).name}: rule `{rule}` reads {', '.join(files)}, which no job "
-                                   "produces and no x-artifact param names (a hidden input)", rule=rule, file=ex.name,
-                                   hint=HIDDEN_HINT))
+                                   f"produces and no x-artifact param names (a hidden input){also}", rule=rule,
+                                   file=ex.name, hint=HIDDEN_HINT))
                 continue
             key = _key_error(message)
             if key is not None:
@@ -76,6 +80,23 @@ def example_findings(f: WorkflowFacts) -> list[Finding]:
                                hint="fix the rules so `snakemake -n` works for this example (cycles, ambiguous "
                                     "outputs and missing inputs are the usual causes)"))
     return out
+
+
+def _also_missing(f: WorkflowFacts, named: list[str]) -> list[str]:
+    """The other plain-string inputs of the Snakefile that no rule's output can make (`rule r: path`), read as
+    written: the DAG stopped at the first missing file, so these are what a user would meet next (pure)."""
+    rules = f.source.rules if f.source else []
+    outputs = [re.compile(re.sub(r"\\\{[^{}]*\\\}", ".+", re.escape(path)) + "$")
+               for r in rules for path in r.paths["output"].values() if path]
+    more = []
+    for r in rules:
+        for name in r.plain_inputs:
+            path = r.paths["input"].get(name)
+            if (not path or "{" in path or path.startswith("/") or path in named
+                    or any(o.match(path) for o in outputs) or f"`{r.name}`: {path}" in more):
+                continue
+            more.append(f"`{r.name}`: {path}")
+    return more
 
 
 def _key_error(message: str) -> str | None:

@@ -149,6 +149,11 @@ def configfile_findings(f: WorkflowFacts) -> list[Finding]:
         extra = [k for k in f.configfile_keys.get(path, []) if f.schema is not None and k not in properties(f.schema)]
         also = (f"; its keys {', '.join(f'`{k}`' for k in extra)} are not params of the contract, so a standalone "
                 "run started in the workflow folder, which loads it, is refused by validate()" if extra else "")
+        lacking = [k for k in ((f.schema or {}).get("required") or []) if path in f.configfile_keys
+                   and k not in f.configfile_keys[path]]
+        if lacking:  # hello-world's config.yaml names countries, not the cities table its contract requires
+            also += (f"; it lacks the required params {', '.join(f'`{k}`' for k in lacking)}, so a standalone run "
+                     "started in the workflow folder needs them with --config or --configfile")
         out.append(Finding("warning", f.id, "configfile_ignored",
                            f"`configfile: {path}` is ignored on the registry path (the gate hands the workflow its "
                            "params; Snakemake skips a module's configfile) and by snakegate check and test; a "

@@ -12,7 +12,7 @@ import re
 from typing import Callable
 
 from snakegate.check import edges, examples, hygiene, keys, preflights, resources, ruleio, shellquote, unprovable
-from snakegate.check import declarations, evaluate, sensitive
+from snakegate.check import declarations, evaluate, sensitive, workfolder
 from snakegate.check.facts import Finding, WorkflowFacts
 
 CODES = (
@@ -22,7 +22,7 @@ CODES = (
     "config_not_validated", "configfile_ignored", "unknown_artifact_type", "not_statically_checked",
     "wrapper_unchecked", "conda_env_missing", "download", "hardcoded_path", "preflight_invalid", "preflight_impure",
     "resource_invalid", "resource_differs", "unseeded_random", "unquoted_shell_param",
-    sensitive.CODE, declarations.CODE, declarations.UNEXERCISED, evaluate.CODE, evaluate.UNPROVEN,
+    sensitive.CODE, declarations.CODE, declarations.UNEXERCISED, evaluate.CODE, evaluate.UNPROVEN, workfolder.CODE,
 )
 
 Proof = Callable[[WorkflowFacts], list[Finding]]
@@ -33,6 +33,7 @@ PROOFS: list[tuple[Proof, str]] = [
     (keys.configfile_findings, "configfile_ignored"),
     (examples.example_findings, "example_invalid"),
     (ruleio.io_findings, "hidden_input"),
+    (workfolder.glob_findings, workfolder.CODE),
     (ruleio.rule_findings, "rule_not_declared"),
     (edges.type_findings, "unknown_artifact_type"),
     (edges.edge_findings, "edge_type_mismatch"),

@@ -68,6 +68,8 @@ class SourceScan:
     strings: list[tuple[str, int | None]] = field(default_factory=list)  # scripts: every string literal
     other_validations: list[tuple[str | None, int | None]] = field(default_factory=list)  # validate(df, schema)
     tables: list[tuple[tuple, int | None]] = field(default_factory=list)  # config keys read as pd.read_csv(config[k])
+    # glob_wildcards("data/{x}.txt") / glob.glob("*.csv") on a literal pattern: (pattern, line, rule)
+    globs: list[tuple[str, int | None, str | None]] = field(default_factory=list)
 
 
 def string_bindings(tree: ast.AST) -> dict[str, list[str]]:
@@ -240,6 +242,8 @@ class Scanner(ast.NodeVisitor):
             chain = self._chain(node.args[0])
             if chain is not None and chain[2] is False:
                 self.out.tables.extend((p, self.line(node)) for p in chain[0] if p)
+        if not self.script and _is_glob(func) and node.args and _literal(node.args[0]):
+            self.out.globs.append((_literal(node.args[0]), self.line(node), self.rule_name))
         if isinstance(func, ast.Name) and func.id == "lookup" and self._lookup(node):
             return
         if self.script and node.args and _is_reader(func) and _looks_like_path(_literal(node.args[0])):
@@ -361,6 +365,14 @@ def _is_validate(func) -> bool:
     return ((isinstance(func, ast.Name) and func.id == "validate")
             or (isinstance(func, ast.Attribute) and func.attr == "validate"
                 and isinstance(func.value, (ast.Name, ast.Attribute))))
+
+
+def _is_glob(func) -> bool:
+    """glob_wildcards(...), glob.glob(...), glob.iglob(...) or a bare glob(...): a listing of the working folder."""
+    if isinstance(func, ast.Name):
+        return func.id in ("glob_wildcards", "glob", "iglob")
+    return (isinstance(func, ast.Attribute) and func.attr in ("glob", "iglob") and isinstance(func.value, ast.Name)
+            and func.value.id == "glob")
 
 
 _READERS = re.compile(r"^(open|read_\w+|load\w*|loadtxt|genfromtxt|fromfile|imread|Path|VariantFile|AlignmentFile|"

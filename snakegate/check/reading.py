@@ -58,6 +58,7 @@ class WorkflowSource:
     unfollowed: list[tuple[str, int | None, str]] = field(default_factory=list)  # (file, line, why)
     other_validations: list[tuple[str, int | None, str | None]] = field(default_factory=list)  # validate(df, ...)
     tables: list[tuple] = field(default_factory=list)  # config key paths read as tables (pd.read_csv(config[k]))
+    globs: list[tuple[str, int | None, str, str | None]] = field(default_factory=list)  # (file, line, pattern, rule)
     linemaps: dict[str, dict[int, int]] = field(default_factory=dict)
 
     def source_line(self, file: str | None, line: int | None) -> int | None:
@@ -168,6 +169,7 @@ def read_workflow(folder: Path, root: Path | None = None, snakefile: Path | None
         for schema, line in found.other_validations:
             src.other_validations.append((shown, line, schema))
         src.tables.extend(key for key, _line in found.tables if prefix is not None)
+        src.globs.extend((shown, line, pattern, rule) for pattern, line, rule in found.globs)
         for cfg, line in found.configfiles:
             src.configfiles.append((shown, line, cfg))
         for rel, line in found.source_paths:

@@ -111,8 +111,12 @@ def rule_findings(f: WorkflowFacts) -> list[Finding]:
                                rule=name, file=manifest_file,
                                hint=f"did you mean `{close}`?" if close else "remove it or rename it to a rule of the Snakefile"))
             continue
+        static = f.source.rule(name) if f.source else None
         for kind in ("input", "output"):
             known = set(rules[name].get(kind) or [])
+            # positional arguments as written: a rule with no job in these DAGs (one no target requests) has them too
+            count = (static.unnamed_input if kind == "input" else static.unnamed_output) if static else 0
+            known.update(f"_{i}" for i in range(1, count + 1))
             for d in dags:  # names made by unpack() or input functions exist only per job; _1, _2: unnamed
                 for job in d.jobs:
                     if job.rule == name:

@@ -39,6 +39,7 @@ class RuleSource:
     # (directive, keyword or None when positional, config key path) for each config read inside a directive:
     # ("params", "label", ("label",)) for `params: label=config["label"]`
     config_reads: list[tuple[str, str | None, tuple]] = field(default_factory=list)
+    plain_inputs: list[str] = field(default_factory=list)  # inputs given as a plain string literal
 
 
 
@@ -62,6 +63,8 @@ def directive(rule: RuleSource, dec, line) -> list:
             if kind == "input":
                 rule.unnamed_input += 1
                 rule.paths[kind][f"_{rule.unnamed_input}"] = _first_literal(arg)
+                if literal(arg) is not None:
+                    rule.plain_inputs.append(f"_{rule.unnamed_input}")
             else:
                 for i in range(_positional_outputs(arg)):
                     rule.unnamed_output += 1
@@ -70,6 +73,8 @@ def directive(rule: RuleSource, dec, line) -> list:
             if kw.arg is not None:
                 (rule.named_input if kind == "input" else rule.named_output).append(kw.arg)
                 rule.paths[kind][kw.arg] = _first_literal(kw.value)
+                if kind == "input" and literal(kw.value) is not None:
+                    rule.plain_inputs.append(kw.arg)
                 ref = _rule_ref(kw.value)
                 if ref:
                     rule.refs[kw.arg] = ref

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -148,7 +149,13 @@ def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str]) ->
                 if ref and ref[0] in outputs_of:
                     literal = outputs_of[ref[0]].get(ref[2])
                 types[name] = (type_of_path(literal) if literal else None) or UNKNOWN
-                if types[name] == UNKNOWN:
+                if kind == "input" and _shipped(path, literal):  # copied with the workflow, but found from the cwd
+                    beside = os.path.relpath(path / literal, (path / rule.file).parent)
+                    decide.append(f"{rule.file}:{rule.line}: rule `{rule.name}` names its input {name}, "
+                                  f"{literal}, a file of the workflow, relative to the working folder (the "
+                                  "registry root on the registry path, where it is missing): name it "
+                                  f"workflow.source_path({beside!r}) (check: hidden_input)")
+                elif types[name] == UNKNOWN:
                     decide.append(f"workflow.yaml: give rules.{rule.name}.{kind}.{name} its artifact type "
                                   f"({literal or 'a function or lookup decides the file'})")
             if types:
@@ -156,7 +163,9 @@ def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str]) ->
         rules[rule.name] = io_types
     target = next((r for r in src.rules if r.default_target), src.rules[0] if src.rules else None)
     outputs = {}
-    for name, literal in (target.paths["input"].items() if target else []):
+    # the first rule's inputs when it only collects (rule all), its own outputs when it makes them (rule hello)
+    built = (target.paths["output"] or target.paths["input"]) if target else {}
+    for name, literal in built.items():
         if not literal:
             continue
         out_name = name if not name.startswith("_") else slug(Path(literal).name.split(".")[0]).replace("-", "_")
@@ -176,6 +185,13 @@ def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str]) ->
             "rules": rules, "outputs": outputs}
 
 
+def _shipped(path: Path, literal: str | None) -> bool:
+    """A literal path, relative to the workflow folder, of a file that draft copies with the workflow."""
+    if not literal or "{" in literal or Path(literal).is_absolute() or Path(literal).parts[0] in SKIP_DIRS:
+        return False
+    return (path / literal).is_file()
+
+
 def _title(path: Path) -> str | None:
     for name in ("README.md", "readme.md"):
         if (path / name).is_file():
@@ -189,7 +205,8 @@ def _tools(src: WorkflowSource) -> list[str]:
     found = []
     for rule in src.rules:
         for text in rule.shell:
-            for segment in re.split(r"\|\||&&|[|;()]|\$\(", re.sub(r"\{[^{}]*\}", "X", text)):
+            # a placeholder ({input}, or a global such as {CC}) is never a tool's name: "_" cannot start one
+            for segment in re.split(r"\|\||&&|[|;()]|\$\(", re.sub(r"\{[^{}]*\}", "_", text)):
                 words = segment.split()
                 if words and re.fullmatch(r"[A-Za-z][\w.+-]*", words[0]) and words[0] not in COMMON:
                     found.append(words[0])
@@ -253,6 +270,17 @@ def _decisions(decide: list[str], src: WorkflowSource, schema: dict, config_file
         decide.append(f"examples: the sample sheet `{key}` names files relative to the workflow folder; in a "
                       "registry they resolve against the registry root, so copy the sheet and its files into a "
                       "data root and fix its paths")
+    for file, line, pattern, _rule in src.globs:
+        decide.append(f"{file}:{line}: the glob of `{pattern}` lists the workflow's inputs in the working folder (the "
+                      "registry root on the registry path, so no param names them); make the list a param, e.g. a "
+                      "mapping name -> file with x-artifact values, and read config[...] there "
+                      "(check: working_folder_glob)")
+    for rule in src.rules:
+        for text in rule.shell:
+            first = re.match(r"\s*\{(\w+)\}", text)
+            if first and first.group(1) not in ("input", "output", "params", "wildcards", "threads", "resources", "log"):
+                decide.append(f"workflow.yaml: rule `{rule.name}` starts its shell command with {{{first.group(1)}}}, "
+                              "a value of the Snakefile: if it names a program, list that under tools")
     if manifest["tools"]:
         names = ", ".join(tool["name"] for tool in manifest["tools"])
         decide.append(f"workflow.yaml: tools {names} were read from shell commands; keep the real ones and give "

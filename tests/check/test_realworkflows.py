@@ -6,7 +6,12 @@ draft reproduces each contribution's copied code from upstream, deterministicall
 at most five lines of the workflow's own code, each one a defect the check named; every contribution passes
 `snakegate check`; the tutorial (bwa, samtools, bcftools) and ETH NEXUS's basic workflow (numpy, pandas,
 matplotlib) pass `snakegate test`, and the .fai bcftools writes beside the genome is reported and never
-changes the workflow's content hash.
+changes the workflow's content hash. Issue 27 adds workflows of other fields and shapes: CodeRefinery's
+word-count (text processing; no config at all, books globbed from the working folder, scripts started from
+`shell:` by paths relative to it) and Snakemake's own hello-world (geography: conda envs, a container, a
+wrapper, a download, a generic `{prefix}.svg -> {prefix}.pdf` rule) and its C example (a software build: a
+Makefile port in src/ beside include/, no config, globals in shell commands, temp() objects, a first rule
+that builds rather than collects), proven the same way.
 """
 import difflib
 import json
@@ -20,8 +25,11 @@ from snakegate.registry.workflows import Registry
 
 HERE = Path(__file__).resolve().parents[1] / "realworkflows"
 REGISTRY = HERE / "registry"
-NAMES = ["basic-snakemake-workflow", "snakemake-tutorial", "workflow-template"]
+NAMES = ["basic-snakemake-workflow", "snakemake-c-example", "snakemake-hello-world", "snakemake-tutorial",
+         "word-count", "workflow-template"]
 CODE_SUFFIXES = ("Snakefile", ".smk", ".py", ".R", ".r")
+# Where the Snakefile lives inside upstream/ when not at its top: what `snakegate draft` is pointed at.
+DRAFTED_FROM = {"snakemake-c-example": "src"}
 # What a contributor may edit freely after drafting; everything else is the workflow's own, copied unchanged.
 CONTRACT_FILES = ("workflow.yaml", "schema.json", "SKILL.md", "examples/", "test/")
 
@@ -31,7 +39,7 @@ def upstream_copy(name: str, dest: Path) -> Path:
     shutil.copytree(HERE / name / "upstream", folder)
     if name == "snakemake-tutorial":  # its config names data/...: the generated data stands in for the tutorial's
         (folder / "data").symlink_to(REGISTRY / "data" / "tutorial")
-    return folder
+    return folder / DRAFTED_FROM.get(name, "")
 
 
 def files(folder: Path) -> dict[str, bytes]:
@@ -64,7 +72,7 @@ def test_every_real_workflow_keeps_its_licence_and_origin(name):
 @pytest.mark.parametrize("name", NAMES)
 def test_draft_copies_the_workflow_code_unchanged(drafted, name):
     have = files(drafted[name].folder)
-    up = files(HERE / name / "upstream")
+    up = files(HERE / name / "upstream" / DRAFTED_FROM.get(name, ""))
     for rel, data in up.items():
         if rel.startswith(("data/", ".test/")) or rel.endswith(("config.yaml",)) and rel not in have:
             continue
@@ -88,6 +96,7 @@ def _drafted_with_contract_edits(drafted, name: str, cli) -> list[dict]:
     """The draft with the contribution's contract edits and none of its code edits, checked: its findings."""
     root = drafted[name].folder.parents[1]
     shutil.copytree(REGISTRY / "data", root / "data", dirs_exist_ok=True)
+    shutil.copy(REGISTRY / "snakegate.toml", root / "snakegate.toml")  # the registry's own types (pdf)
     for part in ("examples", "schema.json", "workflow.yaml"):
         src, dest = REGISTRY / "workflows" / name / part, drafted[name].folder / part
         shutil.copytree(src, dest, dirs_exist_ok=True) if src.is_dir() else shutil.copy(src, dest)
@@ -303,3 +312,126 @@ def test_draft_of_a_path_that_is_no_workflow_is_a_clear_refusal_without_a_traceb
     assert proc.returncode != 0 and message in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
     assert list((root / "workflows").iterdir()) == []
+
+
+def _check_with_snakefile(drafted, name: str, cli, edit) -> list[dict]:
+    """Check the draft (with the contribution's contract edits) after `edit(Snakefile text)`: its findings."""
+    snakefile = drafted[name].folder / "Snakefile"
+    original = snakefile.read_text()
+    snakefile.write_text(edit(original))
+    try:
+        root = drafted[name].folder.parents[1]
+        code, out, err = cli("--registry", root, "check", name, "--json", "--no-hygiene")
+        return json.loads(out)["findings"]
+    finally:
+        snakefile.write_text(original)
+
+
+def test_the_word_counts_five_code_changes_are_the_defects_check_named(drafted, cli):
+    """Drafted as is, word-count validates nothing and never reads the `books` its contract declares (it globs
+    data/*.txt in the working folder); once the books come from the params, check names the scripts its shell
+    commands start by a path relative to the working folder (the registry root on the registry path), not to
+    the Snakefile. The five changed lines fix exactly these."""
+    findings = _drafted_with_contract_edits(drafted, "word-count", cli)
+    errors = {(f["code"], f["rule"]) for f in findings if f["severity"] == "error"}
+    assert {("config_not_validated", None), ("unused_param", None), ("working_folder_glob", None)} <= errors
+    (glob,) = [f for f in findings if f["code"] == "working_folder_glob"]
+    assert (glob["file"], glob["line"]) == ("workflows/word-count/Snakefile", 2) and "`data/{book}.txt`" in glob["message"]
+    assert {f["message"].split("`")[1] for f in findings if f["code"] == "artifact_not_consumed"} == {
+        "books.isles", "books.abyss"}
+    books_read = _check_with_snakefile(drafted, "word-count", cli, lambda text: text.replace(
+        "DATA = glob_wildcards('data/{book}.txt').book", 'snakemake.utils.validate(config, "schema.json")\n'
+        'DATA = list(config["books"])').replace("book='data/{file}.txt'",
+                                                'book=lambda wildcards: config["books"][wildcards.file]'))
+    hidden = [(f["rule"], f["message"]) for f in books_read if f["severity"] == "error"]
+    assert len(hidden) == 1 and hidden[0][0] == "count_words" and "reads code/count.py" in hidden[0][1]
+    assert hidden[0][1].endswith("names more files no rule makes: `make_plot`: code/plot.py")  # not only the first
+    final = (REGISTRY / "workflows/word-count/Snakefile").read_text()
+    assert final.count("workflow.source_path('code/") == 2 and 'config["books"]' in final
+    assert 'snakemake.utils.validate(config, "schema.json")' in final
+
+
+def test_word_count_passes_test_offline_on_its_generated_books(cli):
+    wf = Registry.load(REGISTRY).get("word-count")
+    before = wf.content_hash()
+    code, out, err = cli("--registry", REGISTRY, "test", "word-count")
+    assert code == 0, out + err
+    assert "ok    word-count/basic" in out
+    for book in ("isles", "abyss"):
+        assert f"identical        counts (statistics/{book}.data)\n" in out
+        assert f"plot (plot/{book}.png): exists and is not empty" in out
+    assert "differs" not in out and "wrote beside its inputs" not in out
+    assert wf.content_hash() == before
+
+
+def test_draft_of_word_count_names_the_glob_of_the_working_folder_and_the_scripts_found_from_it(tmp_path, cli):
+    """Its drafted contract is empty and its outputs' wildcards come from a glob: draft says where the inputs
+    really come from, and that the scripts it names as inputs are looked up in the working folder."""
+    code, out, folder = _draft_by_cli(cli, tmp_path, "word-count", "word-count")
+    assert code == 0, out
+    decide = out.split("still to decide:\n", 1)[1]
+    assert ("  - Snakefile:2: the glob of `data/{book}.txt` lists the workflow's inputs in the working folder "
+            "(the registry root on the registry path, so no param names them)") in decide
+    for line, rule, script in ((10, "count_words", "code/count.py"), (18, "make_plot", "code/plot.py")):
+        assert (f"  - Snakefile:{line}: rule `{rule}` names its input script, {script}, a file of the workflow, "
+                f"relative to the working folder") in decide
+        assert f"name it workflow.source_path('{script}') (check: hidden_input)" in decide
+    assert "give rules.count_words.input.script its artifact type" not in decide
+
+
+def test_the_hello_worlds_two_code_changes_are_the_defects_check_named(drafted, cli):
+    """Drafted as is, it does not validate its config and takes its one input from a curl download (named for a
+    community workflow as a warning: its data comes from the network, unseen by the gate); its two changed lines
+    validate and read the table from the `cities` param. What no check can prove offline stays named."""
+    findings = _drafted_with_contract_edits(drafted, "snakemake-hello-world", cli)
+    errors = {f["code"] for f in findings if f["severity"] == "error"}
+    assert errors == {"config_not_validated", "unused_param", "artifact_not_consumed"}
+    (unread,) = [f for f in findings if f["code"] == "artifact_not_consumed"]
+    assert "`cities`" in unread["message"]
+    (download,) = [f for f in findings if f["code"] == "download"]
+    assert download["rule"] == "download_data" and "`curl`" in download["message"]
+    final = (REGISTRY / "workflows/snakemake-hello-world/Snakefile").read_text()
+    assert 'snakemake.utils.validate(config, "schema.json")' in final and 'config["cities"]' in final
+    code, out, err = cli("--registry", REGISTRY, "check", "snakemake-hello-world", "--json")
+    report = json.loads(out)
+    assert code == 0 and not [f for f in report["findings"] if f["severity"] == "error"]
+    named = {f["code"] for f in report["findings"]}
+    assert {"wrapper_unchecked", "download", "configfile_ignored", "tool_missing"} <= named
+    (ignored,) = [f for f in report["findings"] if f["code"] == "configfile_ignored"]
+    assert "it lacks the required params `cities`" in ignored["message"]  # a standalone run in its folder
+    # download_data is no job of any run now, yet its declared output `_1` is its real first output
+    assert "io_name_unknown" not in named
+
+
+def test_the_c_examples_two_code_changes_are_the_defects_check_named(drafted, cli):
+    """Drafted from upstream/src, it validates nothing and compiles `{name}.c` found from the working folder
+    (the registry root on the registry path): check names both; the sources are found beside the Snakefile
+    once named from workflow.basedir."""
+    findings = _drafted_with_contract_edits(drafted, "snakemake-c-example", cli)
+    errors = {(f["code"], f["rule"]) for f in findings if f["severity"] == "error"}
+    assert errors == {("config_not_validated", None), ("hidden_input", "c_to_o")}
+    (hidden,) = [f for f in findings if f["code"] == "hidden_input"]
+    assert "reads hello.c" in hidden["message"]
+    final = (REGISTRY / "workflows/snakemake-c-example/Snakefile").read_text()
+    assert "join(workflow.basedir, '{name}.c')" in final and 'snakemake.utils.validate(config, "schema.json")' in final
+
+
+def test_draft_of_the_c_example_takes_the_built_program_as_its_output_and_no_placeholder_as_a_tool(tmp_path, cli):
+    """Its first rule builds `hello` rather than collecting targets, and its shell commands start with {CC}:
+    the draft declares `hello` as the output and asks about {CC} instead of listing a tool named X."""
+    code, out, folder = _draft_by_cli(cli, tmp_path, "snakemake-c-example", "c")
+    assert code == 0, out
+    manifest = yaml.safe_load((folder / "workflow.yaml").read_text())
+    assert manifest["outputs"]["hello"]["path"] == "hello" and manifest["tools"] == []
+    assert ("  - workflow.yaml: rule `c_to_o` starts its shell command with {CC}, a value of the Snakefile: if it "
+            "names a program, list that under tools\n") in out
+
+
+def test_the_c_example_builds_offline_with_gcc(cli):
+    wf = Registry.load(REGISTRY).get("snakemake-c-example")
+    before = wf.content_hash()
+    code, out, err = cli("--registry", REGISTRY, "test", "snakemake-c-example")
+    assert code == 0, out + err
+    assert "ok    snakemake-c-example/basic" in out and "hello (hello): exists and is not empty" in out
+    assert "wrote beside its inputs" not in out
+    assert wf.content_hash() == before

@@ -1,0 +1,8 @@
+#include <stdio.h>
+
+void myPrintHello(void) {
+
+  printf("Hello makefiles!\n");
+
+  return;
+}
