@@ -269,6 +269,7 @@ def find_run_or_fail(ctx, ref: str):
 
 def cmd_show_run(ctx) -> int:
     from snakegate.views import facts
+    from snakegate.views import params as param_view
     from snakegate.run import stale
     from snakegate.commands.run_views import show_run_lines
     from snakegate.provenance import compare, runstore
@@ -298,13 +299,13 @@ def cmd_show_run(ctx) -> int:
         wf = facts.workflow_of(ctx.registry, run_dir)
         schema = wf.schema if wf is not None else None
         invocation = runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}
-        shown = facts.masked_params(schema, invocation.get("params") or {})
-        params = [(name, facts.value_text(value)) for name, value in shown.items()]
+        shown = param_view.masked_params(schema, invocation.get("params") or {})
+        params = [(name, param_view.value_text(value)) for name, value in shown.items()]
     try:
         prov = compare.load_prov(run_dir)
     except compare.ProvMissing:
         prov = {}
-    scrub = facts.Scrubber(run_dir, schema, plan)
+    scrub = param_view.Scrubber(run_dir, schema, plan)
     origin = facts.origin_of(record, run_dir, prov)
     lines = show_run_lines(record, origin, params, facts.parent_of(record, schema), run_dir, note, plan=plan,
                            proof=proof)

@@ -2,7 +2,7 @@
 filters) and one run's record (params, readable lists, where it came from).
 
 Pure functions from records (run.json as read by the run store) to lines; the commands in run_cmds.py
-read the run folders and print. Sensitive params are masked (snakegate.views.facts) before they get here.
+read the run folders and print. Sensitive params are masked (snakegate.views.params) before they get here.
 A plan's run lists as the plan with a line naming its steps, is found by any step's workflow, and shows its
 steps, edges, and params and outputs by step (snakegate.views.plan).
 """
@@ -118,7 +118,7 @@ def _items(value: Any) -> list:
 
 def value_lines(label: str, value: Any, indent: int = 0, label_width: int = LABEL,
                 total: int | None = None) -> list[str]:
-    from snakegate.views.facts import value_text
+    from snakegate.views.params import value_text
     return field(label, value_text(value), label_width=label_width, indent=indent, total=total)
 
 
