@@ -124,7 +124,7 @@ def cmd_ask(ctx) -> int:
     from snakegate.agent.drafts import draft_title
     from snakegate.agent.oneshot import ask
     from snakegate.agent.prompt import relative
-    from snakegate.commands.run_cmds import ProgressPrinter, exit_for, summary_line
+    from snakegate.commands.run_cmds import ProgressPrinter, exit_for, summary_lines
     from snakegate.run.runner import GateRejected, RunOptions
 
     args = ctx.args
@@ -186,7 +186,7 @@ def cmd_ask(ctx) -> int:
     out["ok"] = outcome.status == "succeeded"
     out["run"] = {"run_id": outcome.run_id, "status": outcome.status, "approved_by": approver,
                   "folder": relative(outcome.run_dir, root)}
-    _finish(args, out, summary_line(outcome, root))
+    _finish(args, out, "\n".join(summary_lines(outcome, root)))
     return exit_for(outcome.status)
 
 
