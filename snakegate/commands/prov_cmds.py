@@ -132,6 +132,17 @@ def _plan_of(ctx, run_dir: Path) -> tuple[list, list] | None:
     return steps, [(e.step, e.param, e.source, e.output) for e in plan.edges]
 
 
+def _contract_of(ctx, run_dir: Path) -> dict | None:
+    """The run's contract: its workflow's schema, or for a plan's run one schema with a property per step."""
+    from snakegate.views.plan import read as read_plan
+
+    plan = read_plan(run_dir, ctx.registry)
+    if plan is not None:
+        return plan.scope()[0]
+    wf = _workflow_of(ctx, run_dir)
+    return wf.schema if wf is not None else None
+
+
 def _pin_of(run_dir: Path) -> Path | None:
     from snakegate.run.pinning import has_copy
     return run_dir if has_copy(run_dir) else None
@@ -320,11 +331,14 @@ def cmd_fork(ctx) -> int:
     from snakegate.commands.run_cmds import exit_for, options_from, run_and_report
     from snakegate.run.fork import ForkRefused, plan_fork
 
+    from snakegate.commands.set_values import as_contract_says
+
     parent = _run(ctx, ctx.args.run)
+    schema = _contract_of(ctx, parent)
     changes = {}
     for text in ctx.args.sets:
         parts, value = parse_set(text)
-        changes[".".join(parts)] = value
+        changes[".".join(parts)] = as_contract_says(schema, parts, value)  # `columns=a,b` for a list: [a, b]
     steps = {}
     for flag, texts in (("--replace", ctx.args.replaces), ("--add", ctx.args.adds)):
         for text in texts:
@@ -342,8 +356,12 @@ def cmd_fork(ctx) -> int:
             print_gate_result(exc.result, source, stream=sys.stderr)
             raise UserError("nothing was run", ExitCode.INVALID) from None
         raise
-    print(f"fork of run {parent.name}: {', '.join(f'{k}={v!r}' for k, v in changes.items())} changes rule(s) "
-          f"{', '.join(plan.changed_rules)}; those and their downstream jobs re-run, the rest is copied from the parent")
+    from snakegate.commands.layout import wrap
+    from snakegate.views.params import value_text
+
+    changed = ", ".join(f"{k}={value_text(v, nested=True)}" for k, v in changes.items())
+    print("\n".join(wrap(f"fork of run {parent.name}: {changed} changes rule(s) {', '.join(plan.changed_rules)}; "
+                         "those and their downstream jobs re-run, the rest is copied from the parent", indent=2)))
     options = options_from(ctx.args, forcerun=plan.changed_rules, seed_from=parent)
     outcome = run_and_report(ctx, plan.invocation, options, source, extra_record=plan.record(),
                              pinned_from=_pin_of(parent))

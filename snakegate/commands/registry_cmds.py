@@ -167,12 +167,15 @@ def print_gate_result(result, source: str, stream=None) -> None:
               f"invocation {result.invocation_id}", file=stream)
         return
     n = len(result.errors)
-    print(f"refused: {source} has {n} problem{'s' if n != 1 else ''}"
-          + (f" (workflow {result.workflow})" if result.workflow else " (a plan)" if plan else ""), file=stream)
-    for err in result.errors:
-        print(f"  - {err.path or '(file)'} [{err.code}]: {err.message}", file=stream)
-        if err.hint:
-            print(f"      fix: {err.hint}", file=stream)
+    from snakegate.commands.layout import wrap
+
+    head = (f"refused: {source} has {n} problem{'s' if n != 1 else ''}"
+            + (f" (workflow {result.workflow})" if result.workflow else " (a plan)" if plan else ""))
+    print("\n".join(wrap(head, indent=2, first="")), file=stream)
+    from snakegate.commands.refusal_text import refusal_lines
+
+    for line in refusal_lines(result.errors):
+        print(line, file=stream)
 
 
 def validate_file(ctx, path: str):
