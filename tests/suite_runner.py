@@ -92,6 +92,7 @@ SLOW_PATHS: tuple[str, ...] = (
     "commands/test_cli_columns.py::test_cores_all_is_taken_as_snakemake_takes_it",
     "commands/test_run_progress.py::test_run_progress_names_each_rule_once_and_no_bare_count",
     "commands/test_run_progress.py::test_run_ends_with_one_summary_line_that_fits_80_columns_then_outputs_one_per_line",
+    "commands/test_fork_set_list.py",
     "commands/test_cli_registry.py::test_no_user_mistake_prints_a_traceback",
     "commands/test_init_plan.py",
     "commands/test_plan_run_damaged.py",

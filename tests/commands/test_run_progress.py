@@ -2,8 +2,8 @@
 run's jobs (never a bare `[4/5]`, never the target rule); when it ends, one summary line that fits, then the
 outputs one per line and the provenance record.
 
-One real run of tabular-profile's example (the console command in a fresh process, COLUMNS=80), shared by
-the tests of this module; the printer alone reads Snakemake's own log lines through the runner's parser.
+One real run of tabular-profile's example (tests/commands/cli_runs.py: the console command in a fresh
+process, COLUMNS=80), shared; the printer alone reads Snakemake's own log lines through the runner's parser.
 """
 
 from __future__ import annotations
@@ -12,25 +12,11 @@ import io
 import json
 import re
 
-import pytest
-
-from registry_copies import copy_registry, snakegate
+from cli_runs import profiled  # noqa: F401 - the shared run
 from snakegate.commands.run_cmds import ProgressPrinter
 from snakegate.run.runner import Progress
 
 COUNTED = re.compile(r"^  \[\d+/\d+\] \S+$")
-
-
-@pytest.fixture(scope="module")
-def profiled(tmp_path_factory):
-    """(process, run folder) of `snakegate run` of tabular-profile's basic example."""
-    root = copy_registry(tmp_path_factory.mktemp("progress") / "registry")
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("COLUMNS", "80")
-        proc = snakegate(root, "run", "workflows/tabular-profile/examples/basic.yaml")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    (run_dir,) = (root / "runs").iterdir()
-    return proc, run_dir
 
 
 def test_run_progress_names_each_rule_once_and_no_bare_count(profiled):
