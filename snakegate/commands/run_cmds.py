@@ -48,7 +48,8 @@ def register(sub, epilog: str) -> None:
 
     p = sub.add_parser("runs", help="list runs (newest last)", epilog=epilog,
                        description="List the runs of the registry by start time, newest last, every kind "
-                                   "(snakegate run, chat, plain snakemake, forks, reruns).")
+                                   "(snakegate run, chat, plain snakemake, forks, reruns); under a fork or a "
+                                   "rerun, the run it was made from.")
     p.add_argument("--workflow", metavar="ID", help="only runs of this workflow (a plan's run: one of its steps "
                                                     "runs it)")
     p.add_argument("--status", metavar="STATUS", help="only runs with this status: " + ", ".join(RUN_STATUSES))
@@ -247,6 +248,7 @@ def cmd_runs(ctx) -> int:
         row = {"run_id": r.get("run_id") or folder.name, "workflow": r.get("workflow"), "status": r.get("status"),
                "started": r.get("started"), "duration_s": r.get("duration_s", runstore.duration_s(r)),
                "invocation_id": r.get("invocation_id"), "kind": "workflow", **verdicts.for_list(r)}
+        row.update(run_views.lineage(r))
         if is_plan_record(r):
             plan = read_plan(folder, record=r, contracts=False)  # names and workflows: no contract is read
             row.update(kind="plan", plan=plan.label, steps=[s.as_json() for s in plan.steps])
