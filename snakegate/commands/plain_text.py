@@ -14,7 +14,7 @@ import re
 from snakegate.commands.layout import wrap
 
 # a sentence naming one of these is about the chat app's panel, which `snakegate ask` does not have
-APP_ONLY = re.compile(r"ctrl\+\w|\bthe panel\b|\bbutton\b|\bset name=value\b", re.IGNORECASE)
+APP_ONLY = re.compile(r"ctrl\+\w|\b(?:in|on|from) the panel\b|\bbutton\b|\bset name=value\b", re.IGNORECASE)
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])")
 LIST_ITEM = re.compile(r"^(\s*(?:\d+[.)]|[-*•])\s+)")
 

@@ -25,7 +25,10 @@ def refusal_lines(errors, total: int | None = None) -> list[str]:
         if len(listed) >= LONG_LIST:
             if listed in shown:
                 message, hint = as_above(message, listed), as_above(hint, listed)
-            elif listed in message or listed in (hint or ""):
+            elif listed in message:
+                shown.add(listed)
+                hint = as_above(hint, listed)  # "must be one of a, b, …" then "fix: use one of: a, b, …"
+            elif listed in (hint or ""):
                 shown.add(listed)
         lines += wrap(f"{err.path or '(file)'} [{err.code}]: {message}", indent=4, first="  - ", total=total)
         if hint:

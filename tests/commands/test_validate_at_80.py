@@ -66,3 +66,11 @@ def test_fork_set_with_commas_gives_a_list_where_the_contract_wants_one(registry
     plan = {"properties": {"profile": schema}}  # a plan's run: STEP.PARAM
     parts, value = parse_set("profile.columns=island,sex")
     assert as_contract_says(plan, parts, value) == ["island", "sex"]
+
+
+def test_unknown_params_list_the_allowed_parameters_once(cli, registry):
+    config = _config(registry, "  label_column: species\n  bogus: 1\n  bogus2: 2\n")
+    code, out, _ = cli("--registry", registry, "validate", config)
+    text = " ".join(out.split())
+    assert code == 1 and text.count("categorical_encoding, test_fraction") == 1
+    assert "fix: allowed parameters: dataset, label_column," in text and "fix: allowed parameters as above" in text
