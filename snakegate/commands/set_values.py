@@ -36,9 +36,9 @@ def as_contract_says(schema: dict | None, parts: list[str], value: Any) -> Any:
     items = [item.strip() for item in value.split(",")]
     if not all(items):
         return value  # `a,,b` or a trailing comma: not a list the person meant; the gate says what is wrong
-    text_items = (node.get("items") or {}).get("type") == "string" if isinstance(node.get("items"), dict) else False
-    if text_items:
-        return items
+    each = node.get("items") if isinstance(node.get("items"), dict) else {}
+    if each.get("type") == "string":
+        return items  # a list of text: `no` or `1` is the text itself, as the contract says
     try:
         return [yaml.safe_load(item) for item in items]
     except yaml.YAMLError:

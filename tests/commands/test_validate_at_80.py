@@ -66,6 +66,9 @@ def test_fork_set_with_commas_gives_a_list_where_the_contract_wants_one(registry
     plan = {"properties": {"profile": schema}}  # a plan's run: STEP.PARAM
     parts, value = parse_set("profile.columns=island,sex")
     assert as_contract_says(plan, parts, value) == ["island", "sex"]
+    numbers = {"properties": {"sizes": {"type": "array", "items": {"type": "integer"}}}}
+    assert as_contract_says(numbers, *parse_set("sizes=1,2")) == [1, 2]  # items read as the list's type
+    assert as_contract_says(numbers, *parse_set("sizes=1,,2")) == "1,,2"  # not a list anyone meant: the gate says
 
 
 def test_unknown_params_list_the_allowed_parameters_once(cli, registry):
