@@ -168,4 +168,4 @@ def plan_template(steps: list[tuple[str, Workflow]]) -> str:
         entries = _step_entries(steps, at)
         body += entries if any(not line.lstrip().startswith("#") for line in entries.splitlines()) else \
             entries + "      {}\n"
-    return _comment("\n".join(header)) + "# plan: <a short label>\nsteps:\n" + body
+    return _commented("\n".join(header), "") + "# plan: <a short label>\nsteps:\n" + body
