@@ -124,7 +124,7 @@ def cmd_ask(ctx) -> int:
     from snakegate.agent.drafts import draft_title
     from snakegate.agent.oneshot import ask
     from snakegate.agent.prompt import relative
-    from snakegate.commands.run_cmds import ProgressPrinter, exit_for, summary_line
+    from snakegate.commands.run_cmds import ProgressPrinter, exit_for, summary_lines
     from snakegate.run.runner import GateRejected, RunOptions
 
     args = ctx.args
@@ -165,7 +165,8 @@ def cmd_ask(ctx) -> int:
         out["ok"] = True
         _finish(args, out, f"draft: {path} ({draft_title(draft)}, invocation {draft.invocation_id[:12]}…"
                            + ("; differs from your request" if draft.differences else "") + ")"
-                           f"\nrun it with: snakegate run {path}   (or again with --yes)")
+                           f"\nrun it with: snakegate run {path}"
+                           "\n(or ask again with --yes to approve and run it at once)")
         return ExitCode.OK
     if draft.differences:
         # --yes approves what was asked; a draft that is not that needs the person to read it first
@@ -186,21 +187,34 @@ def cmd_ask(ctx) -> int:
     out["ok"] = outcome.status == "succeeded"
     out["run"] = {"run_id": outcome.run_id, "status": outcome.status, "approved_by": approver,
                   "folder": relative(outcome.run_dir, root)}
-    _finish(args, out, summary_line(outcome, root))
+    _finish(args, out, "\n".join(summary_lines(outcome, root)))
     return exit_for(outcome.status)
 
 
 def _print_event(e: dict) -> None:
+    """One event of the conversation as plain lines that fit the terminal (commands.plain_text)."""
+    from snakegate.commands.layout import wrap
+    from snakegate.commands.plain_text import plain_lines
+
     if e["kind"] == "said":
-        print(e["text"])
+        lines = plain_lines(e["text"])
     elif e["kind"] == "action":
-        print(f"{'✓' if e['ok'] else '✗'} {e['name']}: {e['summary']}")
+        lines = wrap(f"{e['name']}: {e['summary']}", indent=2, first=f"{'✓' if e['ok'] else '✗'} ")
     elif e["kind"] == "sensitive":
-        print(f"(sensitive: {e['param']} of {e['workflow']} can only be entered in snakegate chat's masked field)")
+        lines = wrap(f"(sensitive: {e['param']} of {e['workflow']} can only be entered in snakegate chat's masked "
+                     "field)")
+    else:
+        return
+    if lines:
+        print("\n".join(lines))
 
 
-def _finish(args, out: dict, line: str) -> None:
+def _finish(args, out: dict, text: str) -> None:
+    """The last words: JSON with --json, else `text`'s lines wrapped to the terminal (a path is never cut)."""
+    from snakegate.commands.layout import wrap
+
     if args.json:
         print(json.dumps(out, indent=2, sort_keys=True, default=str))
     else:
-        print(line)
+        print("\n".join(line for part in text.split("\n") for line in (wrap(part, indent=2, first="")
+                                                                       if part.strip() else [""])))

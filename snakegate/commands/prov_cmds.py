@@ -1,4 +1,4 @@
-"""Provenance commands: prov, verify, rerun, fork, diff, export.
+"""Provenance commands: prov, verify, rerun, fork, export (diff: snakegate.commands.diff_cmds).
 
 Each reads a run folder's records (runs/<run_id>/), calls the provenance layer
 or the runner, and shapes the answer. RUN is a run id, a unique prefix of one,
@@ -70,12 +70,6 @@ def register(sub, epilog: str) -> None:
     add_snakemake_options(p)
     p.set_defaults(handler=cmd_fork, passes_to_snakemake=True)
 
-    p = sub.add_parser("diff", help="compare two runs: parameters, output hashes, JSON values", epilog=epilog)
-    p.add_argument("run_a", metavar="RUN_A", help=RUN_HELP)
-    p.add_argument("run_b", metavar="RUN_B", help=RUN_HELP)
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(handler=cmd_diff)
-
     p = sub.add_parser("export", help="export a run as a Workflow Run RO-Crate (Provenance Run Crate)",
                        epilog=epilog)
     p.add_argument("run", help=RUN_HELP)
@@ -136,6 +130,17 @@ def _plan_of(ctx, run_dir: Path) -> tuple[list, list] | None:
         raise UserError(f"the steps of plan run {run_dir.name} cannot be read from its invocation.json; the crate "
                         "needs them", ExitCode.INVALID)
     return steps, [(e.step, e.param, e.source, e.output) for e in plan.edges]
+
+
+def _contract_of(ctx, run_dir: Path) -> dict | None:
+    """The run's contract: its workflow's schema, or for a plan's run one schema with a property per step."""
+    from snakegate.views.plan import read as read_plan
+
+    plan = read_plan(run_dir, ctx.registry)
+    if plan is not None:
+        return plan.scope()[0]
+    wf = _workflow_of(ctx, run_dir)
+    return wf.schema if wf is not None else None
 
 
 def _pin_of(run_dir: Path) -> Path | None:
@@ -326,11 +331,14 @@ def cmd_fork(ctx) -> int:
     from snakegate.commands.run_cmds import exit_for, options_from, run_and_report
     from snakegate.run.fork import ForkRefused, plan_fork
 
+    from snakegate.commands.set_values import as_contract_says
+
     parent = _run(ctx, ctx.args.run)
+    schema = _contract_of(ctx, parent)
     changes = {}
     for text in ctx.args.sets:
         parts, value = parse_set(text)
-        changes[".".join(parts)] = value
+        changes[".".join(parts)] = as_contract_says(schema, parts, value)  # `columns=a,b` for a list: [a, b]
     steps = {}
     for flag, texts in (("--replace", ctx.args.replaces), ("--add", ctx.args.adds)):
         for text in texts:
@@ -348,8 +356,12 @@ def cmd_fork(ctx) -> int:
             print_gate_result(exc.result, source, stream=sys.stderr)
             raise UserError("nothing was run", ExitCode.INVALID) from None
         raise
-    print(f"fork of run {parent.name}: {', '.join(f'{k}={v!r}' for k, v in changes.items())} changes rule(s) "
-          f"{', '.join(plan.changed_rules)}; those and their downstream jobs re-run, the rest is copied from the parent")
+    from snakegate.commands.layout import wrap
+    from snakegate.views.params import value_text
+
+    changed = ", ".join(f"{k}={value_text(v, nested=True)}" for k, v in changes.items())
+    print("\n".join(wrap(f"fork of run {parent.name}: {changed} changes rule(s) {', '.join(plan.changed_rules)}; "
+                         "those and their downstream jobs re-run, the rest is copied from the parent", indent=2)))
     options = options_from(ctx.args, forcerun=plan.changed_rules, seed_from=parent)
     outcome = run_and_report(ctx, plan.invocation, options, source, extra_record=plan.record(),
                              pinned_from=_pin_of(parent))
@@ -360,121 +372,6 @@ def cmd_fork(ctx) -> int:
     executed = sorted(outcome.record.get("jobs_executed") or [], key=lambda r: (order.get(r, len(order)), r))
     print(f"  re-executed {len(executed)} job(s): {', '.join(executed) or 'none'}")
     return exit_for(outcome.status)
-
-
-def cmd_diff(ctx) -> int:
-    from snakegate.provenance import compare, runstore, secrets
-    from snakegate.views import verdict as verdicts
-
-    from snakegate.views.plan import read as read_plan
-
-    run_a, run_b = _run(ctx, ctx.args.run_a), _run(ctx, ctx.args.run_b)
-    wfs = (_workflow_of(ctx, run_a), _workflow_of(ctx, run_b))
-    plans = (read_plan(run_a, ctx.registry), read_plan(run_b, ctx.registry))
-
-    def key() -> bytes:
-        try:
-            return secrets.registry_key(ctx.settings.registry_root)
-        except secrets.SecretKeyError as exc:
-            raise UserError(str(exc)) from None
-
-    def redactor(wf, plan):
-        # a plan: {step: params}, each step by its own contract (a step without one is hidden whole)
-        schema = plan.scope()[0] if plan is not None else wf.schema if wf is not None else None
-        # a workflow gone from the registry: hide every value rather than risk showing a secret
-        if schema is None:
-            return lambda params: {k: v if secrets.is_keyed_hash(v) else secrets.keyed_hash(key(), v)
-                                   for k, v in params.items()}
-        return lambda params: (secrets.redact(schema, params, key())[0]
-                               if secrets.sensitive_values(schema, params) else params)
-
-    result = compare.diff_runs(run_a, run_b, (_outputs(wfs[0]), _outputs(wfs[1])),
-                               redact=(redactor(wfs[0], plans[0]), redactor(wfs[1], plans[1])))
-    verdict = verdicts.changes(runstore.read_run(run_a), runstore.read_run(run_b))
-    if verdict is not None:
-        result["verdict"] = verdict
-    if ctx.args.json:
-        print(json.dumps(result, indent=2, sort_keys=True, default=str))
-        return ExitCode.OK
-    print(f"diff {run_a.name} -> {run_b.name}")
-    if result.get("kind") == "plan":
-        _print_plan_diff(result)
-    else:
-        if result["workflow"][0] != result["workflow"][1] or result["version"][0] != result["version"][1]:
-            print(f"  workflow: {result['workflow'][0]} {result['version'][0]} -> "
-                  f"{result['workflow'][1]} {result['version'][1]}")
-        _print_changes(result, "")
-    if verdict is not None:  # the judgement last, after the params and outputs that explain it
-        from snakegate.commands.layout import wrap
-
-        for line in verdicts.change_lines(verdict):
-            indent = len(line) - len(line.lstrip())
-            print("\n".join(wrap(line.strip(), indent=indent + 4, first=" " * indent)))
-    return ExitCode.OK
-
-
-def _print_changes(part: dict, indent: str) -> None:
-    """A diff's (or one step's) changed params and outputs."""
-    if part["params"]:
-        print(f"{indent}parameters ({len(part['params'])} changed):")
-        for c in part["params"]:
-            print(f"{indent}  {c['path']}: {_show(c.get('a', '(absent)'))} -> {_show(c.get('b', '(absent)'))}")
-    else:
-        print(f"{indent}parameters: identical")
-    if part["outputs"]:
-        print(f"{indent}outputs ({len(part['outputs'])} differ, {len(part['identical_outputs'])} identical):")
-        for o in part["outputs"]:
-            _print_output_change(o, indent)
-    else:
-        print(f"{indent}outputs: all {len(part['identical_outputs'])} identical")
-
-
-def _print_plan_diff(result: dict) -> None:
-    """Two plans' runs, step by step: what changed in each step (compare._diff_plans)."""
-    labels = result.get("plan") or [None, None]
-    if labels[0] != labels[1]:
-        print(f"  plan: {labels[0] or '(no label)'} -> {labels[1] or '(no label)'}")
-    steps = result.get("steps") or []
-    changed = [s for s in steps if s["status"] != "identical"]
-    print(f"steps ({len(changed)} of {len(steps)} changed):")
-    for step in steps:
-        (wa, wb), (va, vb) = step["workflow"], step["version"]
-        what = f"{wa} {va}" if (wa, va) == (wb, vb) else \
-            f"{wa or '(absent)'} {va or ''}".rstrip() + " -> " + f"{wb or '(absent)'} {vb or ''}".rstrip()
-        if step["status"] == "identical":
-            print(f"step {step['name']} ({what}): identical (parameters, and all {len(step['identical_outputs'])} "
-                  "outputs)")
-            continue
-        print(f"step {step['name']} ({what}): {step['status']}")
-        if step["status"] == "changed":
-            _print_changes(step, "  ")
-
-
-def _print_output_change(o: dict, indent: str = "") -> None:
-    from snakegate.commands.layout import width, wrap
-    from snakegate.provenance import tablediff
-
-    values, table = o.get("values"), o.get("table")
-    if table:
-        extra = f": {tablediff.summary(table)}"
-    else:
-        extra = f" ({len(values)} value(s) changed)" if values else ""
-    print("\n".join(wrap(f"{o['path']} {o['status']}{extra}", indent=6 + len(indent),
-                          first=f"{indent}  {o['name']}: ")))
-    lines = [f"{v['path']}: {_show(v.get('a', '(absent)'))} -> {_show(v.get('b', '(absent)'))}"
-             for v in (values or [])[:20]]
-    more = len(values) - 20 if values and len(values) > 20 else 0
-    if table:
-        lines = [tablediff.example_text(e) for e in table["examples"]]
-        more = table["rows_added"] + table["rows_removed"] + table["rows_changed"] - len(lines)
-    for line in lines:
-        print(_cut(f"{indent}      {line}", width()))
-    if more > 0:
-        print(f"{indent}      … {more} more (use --json)")
-
-
-def _cut(line: str, limit: int) -> str:
-    return line if len(line) <= limit else line[:limit - 1] + "…"
 
 
 CRATE_METADATA = "ro-crate-metadata.json"
@@ -497,13 +394,6 @@ def _existing_crate(dest: Path, force: bool) -> str | None:
                             "path (nothing was written)")
         return "folder"
     return None
-
-
-def _show(value) -> str:
-    text = json.dumps(value, default=str) if not isinstance(value, str) or value == "(absent)" else repr(value)
-    if value == "(absent)":
-        return "(absent)"
-    return text if len(text) <= 60 else text[:57] + "…"
 
 
 def cmd_export(ctx) -> int:

@@ -81,7 +81,6 @@ def cmd_refine(ctx) -> int:
             print("not approved; nothing was run", file=out)
             return ExitCode.OK
         approved_by = f"{who} (answered yes at the terminal)"
-    progress = ProgressPrinter()
 
     def make_options(**extra):
         return options_from(args, **extra)
@@ -93,7 +92,7 @@ def cmd_refine(ctx) -> int:
 
     def execute(*a, **kw):
         from snakegate.run.runner import execute as run
-        return run(*a, on_progress=progress, **kw)
+        return run(*a, on_progress=ProgressPrinter(), **kw)  # each run's rules from zero
 
     previous = signal.getsignal(signal.SIGTERM)
     signal.signal(signal.SIGTERM, _interrupt)  # between runs, SIGTERM cancels as Ctrl-C does (recorded)

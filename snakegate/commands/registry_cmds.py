@@ -49,15 +49,20 @@ def cmd_list(ctx) -> int:
     reg = ctx.registry
     if ctx.args.json:
         rows = [{"id": wf.id, "version": wf.manifest.version, "title": wf.manifest.title, "trust": wf.manifest.trust,
-                 "tags": wf.manifest.tags} for wf in (reg.workflows[i] for i in reg.ids())]
+                 "tags": wf.manifest.tags, "tools": [t.name for t in wf.manifest.tools]}
+                for wf in (reg.workflows[i] for i in reg.ids())]
         print(json.dumps({"workflows": rows, "broken": reg.broken}, indent=2, sort_keys=True))
         return ExitCode.OK
     if not reg.workflows and not reg.broken:
         print(f"no workflows in {reg.root / 'workflows'}")
     width = max((len(i) for i in reg.ids()), default=10)
+    from snakegate.commands.workflow_view import tools_text
+
     for wf_id in reg.ids():
         m = reg.workflows[wf_id].manifest
         print(f"{wf_id:<{width}}  {m.version:<8} {m.trust:<9} {m.title}")
+        if m.tools:  # under the title: what else the machine needs (`snakegate show ID` says how to get it)
+            print(f"{'':<{width + 2 + 9 + 10}}needs {tools_text(m.tools)}")
     for name, message in sorted(reg.broken.items()):
         print(f"{name:<{width}}  (cannot load: {message.splitlines()[0]})", file=sys.stderr)
     return ExitCode.OK
@@ -83,8 +88,13 @@ def cmd_show(ctx) -> int:
         print(json.dumps({"manifest": m.model_dump(), "schema": wf.schema, "connections": shown}, indent=2,
                          sort_keys=True))
         return ExitCode.OK
+    import shutil
+
     examples = [str(p.relative_to(ctx.registry.root)) for p in wf.examples()]
-    print("\n".join(show_lines(m, wf.schema, examples) + connection_lines(found["consumers"], found["producers"])))
+    on_path = {t.name: shutil.which(t.version_command[0] if t.version_command else t.name) is not None
+               for t in m.tools}
+    print("\n".join(show_lines(m, wf.schema, examples, on_path=on_path)
+                    + connection_lines(found["consumers"], found["producers"])))
     return ExitCode.OK
 
 
@@ -167,12 +177,15 @@ def print_gate_result(result, source: str, stream=None) -> None:
               f"invocation {result.invocation_id}", file=stream)
         return
     n = len(result.errors)
-    print(f"refused: {source} has {n} problem{'s' if n != 1 else ''}"
-          + (f" (workflow {result.workflow})" if result.workflow else " (a plan)" if plan else ""), file=stream)
-    for err in result.errors:
-        print(f"  - {err.path or '(file)'} [{err.code}]: {err.message}", file=stream)
-        if err.hint:
-            print(f"      fix: {err.hint}", file=stream)
+    from snakegate.commands.layout import wrap
+
+    head = (f"refused: {source} has {n} problem{'s' if n != 1 else ''}"
+            + (f" (workflow {result.workflow})" if result.workflow else " (a plan)" if plan else ""))
+    print("\n".join(wrap(head, indent=2, first="")), file=stream)
+    from snakegate.commands.refusal_text import refusal_lines
+
+    for line in refusal_lines(result.errors):
+        print(line, file=stream)
 
 
 def validate_file(ctx, path: str):

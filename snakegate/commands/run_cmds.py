@@ -11,6 +11,7 @@ from snakegate.errors import ExitCode, UserError
 PASS_THROUGH = "--cores, --executor, --jobs, --profile"
 RUN_STATUSES = ("running", "succeeded", "failed", "cancelled", "interrupted", "incomplete", "unreadable")
 VERDICTS = ("pass", "fail", "unknown")
+TARGET_RULES = ("snakegate_all",)  # the entry's own target rule (snakegate.entry)
 
 
 def add_snakemake_options(p) -> None:
@@ -47,7 +48,8 @@ def register(sub, epilog: str) -> None:
 
     p = sub.add_parser("runs", help="list runs (newest last)", epilog=epilog,
                        description="List the runs of the registry by start time, newest last, every kind "
-                                   "(snakegate run, chat, plain snakemake, forks, reruns).")
+                                   "(snakegate run, chat, plain snakemake, forks, reruns); under a fork or a "
+                                   "rerun, the run it was made from.")
     p.add_argument("--workflow", metavar="ID", help="only runs of this workflow (a plan's run: one of its steps "
                                                     "runs it)")
     p.add_argument("--status", metavar="STATUS", help="only runs with this status: " + ", ".join(RUN_STATUSES))
@@ -83,25 +85,36 @@ def options_from(args, **extra):
 
 
 class ProgressPrinter:
-    """One line per change of step or rule; quiet enough for a log file, live enough for a terminal."""
+    """One line the first time each rule starts (`  [2/5] wf_pvalues`: the job it is, of the run's jobs),
+    never a bare count and never the target rule (`snakegate_all`, which only gathers the outputs): quiet
+    enough for a log file, live enough for a terminal. One printer per run (the counts start at zero)."""
 
     def __init__(self, stream=sys.stderr):
         self.stream = stream
-        self.last = None
+        self.seen: set[str] = set()
+        self.done = 0
+        self.started = 0
 
     def __call__(self, p: dict) -> None:
-        key = (p["done"], p["rule"])
-        if key == self.last:
+        if p["done"] != self.done:  # a "k of n steps done" line: no rule started
+            self.done = p["done"]
             return
-        self.last = key
-        total = p["total"] if p["total"] is not None else "?"
-        rule = f" · {p['rule']}" if p["rule"] and p["rule"] != "snakegate_all" else ""
-        print(f"  [{p['done']}/{total}]{rule}", file=self.stream, flush=True)
+        rule = p["rule"]
+        if not rule or rule in TARGET_RULES:
+            return
+        self.started += 1
+        if rule in self.seen:
+            return
+        self.seen.add(rule)
+        # Snakemake's count includes the target rule's job, which is not work a person waits for
+        jobs = p["total"] - 1 if isinstance(p["total"], int) and p["total"] > 1 else None
+        where = f"{min(self.started, jobs)}/{jobs}" if jobs else str(self.started)
+        print(f"  [{where}] {rule}", file=self.stream, flush=True)
 
 
 def run_and_report(ctx, invocation: dict, options, source: str, extra_record: dict | None = None,
                    pinned_from=None):
-    """Shared by run, rerun and fork: gate + execute + one-line summary; returns the outcome.
+    """Shared by run, rerun and fork: gate + execute + summary (summary_lines); returns the outcome.
     `pinned_from`: the recorded run whose workflow copy is run (rerun, fork), not the registry's."""
     from snakegate.commands.registry_cmds import print_gate_result
     from snakegate.run.runner import GateRejected, execute
@@ -113,7 +126,7 @@ def run_and_report(ctx, invocation: dict, options, source: str, extra_record: di
     except GateRejected as rejected:
         print_gate_result(rejected.result, source, stream=sys.stderr)
         raise UserError("nothing was run", ExitCode.INVALID) from None
-    print(summary_line(outcome, ctx.settings.registry_root))
+    print("\n".join(summary_lines(outcome, ctx.settings.registry_root)))
     for line in verdict_line(outcome.record, outcome.run_id):
         print(line)
     return outcome
@@ -131,30 +144,42 @@ def verdict_line(record: dict, run_id: str) -> list[str]:
     return wrap(f"verdict {summary_text(verdict)}{why}")
 
 
-def summary_line(outcome, root) -> str:
+def summary_lines(outcome, root) -> list[str]:
+    """After a run: one line that fits the terminal (status, run id, time, how many outputs), what went wrong
+    wrapped under it, then the outputs one per line and where the provenance record is."""
+    from snakegate.commands.layout import wrap
+    from snakegate.views.facts import cut_line, duration_text
+
     rec = outcome.record
     made = [o["path"] for o in rec.get("outputs", []) if o.get("exists")]
-    dur = rec.get("duration_s")
-    parts = [f"{outcome.status}", f"run {outcome.run_id}", f"{dur:.1f} s" if dur is not None else "?"]
+    count = f"{len(made)} output{'' if len(made) == 1 else 's'}"
+    lines = [" · ".join([outcome.status, f"run {cut_line(outcome.run_id, 40)}", duration_text(rec.get("duration_s")),
+                         count])]
+    lines += [line for detail in _what_went_wrong(outcome, root) for line in wrap(detail, indent=2)]
+    lines += (["outputs:"] + [f"  {path}" for path in made]) if made else ["outputs: none"]
+    prov = outcome.run_dir / "prov.json"
+    lines.append(f"provenance: {_rel(prov, root)}" if prov.exists() else "provenance: not written")
+    return lines
+
+
+def _what_went_wrong(outcome, root) -> list[str]:
+    rec = outcome.record
     failure = rec.get("failure") or {}
     if outcome.status == "failed" and failure:
         log = _rel(outcome.run_dir / failure["log"], root) if failure.get("log") else "none"
-        parts.append(f"failed rule {failure['rule']}: {rec.get('error')} (log: {log})")
-    elif outcome.status == "failed" and rec.get("failed_rule"):
-        parts.append(f"failed rule {rec['failed_rule']} (log: {', '.join(rec.get('failed_log') or []) or 'none'})")
-    elif outcome.status == "failed" and rec.get("error_code"):
-        parts.append(str(rec.get("error")))  # refused by the pin, or an input changed under the run
-    elif outcome.status == "failed" and rec.get("error"):
-        parts.append(f"error: {rec['error']}")
+        return [f"failed rule {failure['rule']}: {rec.get('error')}", f"log: {log}"]
+    if outcome.status == "failed" and rec.get("failed_rule"):
+        return [f"failed rule {rec['failed_rule']}", f"log: {', '.join(rec.get('failed_log') or []) or 'none'}"]
+    if outcome.status == "failed" and rec.get("error_code"):
+        return [str(rec.get("error"))]  # refused by the pin, or an input changed under the run
+    if outcome.status == "failed" and rec.get("error"):
+        return [f"error: {rec['error']}"]
     if outcome.status == "incomplete":
-        parts.append(f"missing: {', '.join(rec.get('missing_outputs') or [])}")
+        return [f"missing: {', '.join(rec.get('missing_outputs') or [])}"]
     if outcome.status == "cancelled":
         running = ", ".join(rec.get("running_jobs") or []) or "none"
-        parts.append(f"cancelled by {rec.get('cancelled_by') or 'a signal'} (jobs stopped: {running})")
-    parts.append("outputs: " + (", ".join(made) if made else "none"))
-    prov = outcome.run_dir / "prov.json"
-    parts.append(f"provenance: {_rel(prov, root)}" if prov.exists() else "provenance: not written")
-    return " · ".join(parts)
+        return [f"cancelled by {rec.get('cancelled_by') or 'a signal'} (jobs stopped: {running})"]
+    return []
 
 
 def _rel(path, root) -> str:
@@ -223,6 +248,7 @@ def cmd_runs(ctx) -> int:
         row = {"run_id": r.get("run_id") or folder.name, "workflow": r.get("workflow"), "status": r.get("status"),
                "started": r.get("started"), "duration_s": r.get("duration_s", runstore.duration_s(r)),
                "invocation_id": r.get("invocation_id"), "kind": "workflow", **verdicts.for_list(r)}
+        row.update(run_views.lineage(r))
         if is_plan_record(r):
             plan = read_plan(folder, record=r, contracts=False)  # names and workflows: no contract is read
             row.update(kind="plan", plan=plan.label, steps=[s.as_json() for s in plan.steps])
@@ -269,6 +295,7 @@ def find_run_or_fail(ctx, ref: str):
 
 def cmd_show_run(ctx) -> int:
     from snakegate.views import facts
+    from snakegate.views import params as param_view
     from snakegate.run import stale
     from snakegate.commands.run_views import show_run_lines
     from snakegate.provenance import compare, runstore
@@ -298,13 +325,13 @@ def cmd_show_run(ctx) -> int:
         wf = facts.workflow_of(ctx.registry, run_dir)
         schema = wf.schema if wf is not None else None
         invocation = runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}
-        shown = facts.masked_params(schema, invocation.get("params") or {})
-        params = [(name, facts.value_text(value)) for name, value in shown.items()]
+        shown = param_view.masked_params(schema, invocation.get("params") or {})
+        params = [(name, param_view.value_text(value)) for name, value in shown.items()]
     try:
         prov = compare.load_prov(run_dir)
     except compare.ProvMissing:
         prov = {}
-    scrub = facts.Scrubber(run_dir, schema, plan)
+    scrub = param_view.Scrubber(run_dir, schema, plan)
     origin = facts.origin_of(record, run_dir, prov)
     lines = show_run_lines(record, origin, params, facts.parent_of(record, schema), run_dir, note, plan=plan,
                            proof=proof)

@@ -1,8 +1,8 @@
 """How `snakegate runs` and `snakegate show-run` read at 80 columns: the run list (header, newest last,
-filters) and one run's record (params, readable lists, where it came from).
+filters, a line under each fork or rerun naming the run it was made from) and one run's record (params, readable lists, where it came from).
 
 Pure functions from records (run.json as read by the run store) to lines; the commands in run_cmds.py
-read the run folders and print. Sensitive params are masked (snakegate.views.facts) before they get here.
+read the run folders and print. Sensitive params are masked (snakegate.views.params) before they get here.
 A plan's run lists as the plan with a line naming its steps, is found by any step's workflow, and shows its
 steps, edges, and params and outputs by step (snakegate.views.plan).
 """
@@ -93,6 +93,8 @@ def runs_lines(rows: list[dict], total: int, total_width: int | None = None) -> 
         out.append(line)
         if r.get("kind") == "plan":
             out += wrap(plan_line(r), indent=4, total=total_width)
+        if lineage_line(r):
+            out += wrap(lineage_line(r), indent=4, total=total_width)
         if r.get("note"):
             out += wrap(f"note: {r['note']}", indent=4, total=total_width)
     if len(rows) < total:
@@ -100,6 +102,39 @@ def runs_lines(rows: list[dict], total: int, total_width: int | None = None) -> 
     if any(marked(r) for r in rows):
         out += wrap(LEGEND + " (`snakegate show-run RUN` says which and why)", total=total_width)
     return out
+
+
+def lineage(record: dict) -> dict:
+    """What a run was made from, for the listing: {fork_of, changed, rerun_of, refinement}, each only when
+    run.json says so (names of changed params only, never their values)."""
+    from snakegate.views.facts import cut_line, refinement_of
+
+    out: dict = {}
+    if isinstance(record.get("parent_run"), str):
+        out["fork_of"] = cut_line(record["parent_run"], 80)
+        changes = record.get("fork_changes")
+        if isinstance(changes, dict) and changes:
+            out["changed"] = [cut_line(name, 60) for name in list(changes)[:10]]
+    elif isinstance(record.get("rerun_of"), str):
+        out["rerun_of"] = cut_line(record["rerun_of"], 80)
+    refinement = refinement_of(record)
+    if refinement:
+        out["refinement"] = refinement
+    return out
+
+
+def lineage_line(row: dict) -> str:
+    """The line under a run made from another: 'fork of 20261120T…-aaaaaaaa (changed missing_strategy)', 'rerun
+    of …', with the refinement it was a point of; '' for any other run."""
+    parts = []
+    if row.get("fork_of"):
+        changed = f" (changed {', '.join(row['changed'])})" if row.get("changed") else ""
+        parts.append(f"fork of {row['fork_of']}{changed}")
+    elif row.get("rerun_of"):
+        parts.append(f"rerun of {row['rerun_of']}")
+    if row.get("refinement"):
+        parts.append(row["refinement"])
+    return "; ".join(parts)
 
 
 def plan_line(row: dict) -> str:
@@ -118,7 +153,7 @@ def _items(value: Any) -> list:
 
 def value_lines(label: str, value: Any, indent: int = 0, label_width: int = LABEL,
                 total: int | None = None) -> list[str]:
-    from snakegate.views.facts import value_text
+    from snakegate.views.params import value_text
     return field(label, value_text(value), label_width=label_width, indent=indent, total=total)
 
 

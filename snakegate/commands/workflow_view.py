@@ -1,6 +1,7 @@
 """How `snakegate show ID` reads at 80 columns: the workflow, then one entry per parameter with its real type
 (enum values, array item types, mapping keys and values, file types), whether it is required, its default,
-its limits and its description, wrapped at word boundaries; its outputs; and the workflows it connects to.
+its limits and its description, wrapped at word boundaries; the external tools it needs and how to install
+them; its outputs; and the workflows it connects to.
 
 Pure: a manifest and a JSON-Schema contract in, lines out.
 """
@@ -139,12 +140,15 @@ def _default(value: Any) -> str:
     return json.dumps(value)
 
 
-def show_lines(manifest, schema: dict, examples: list[str], total: int | None = None) -> list[str]:
+def show_lines(manifest, schema: dict, examples: list[str], total: int | None = None,
+               on_path: dict[str, bool] | None = None) -> list[str]:
+    """`on_path`: tool name -> whether this machine has it (looked up by the caller); None says nothing."""
     m = manifest
     out = wrap(f"{m.id} {m.version} — {m.title} ({m.trust})", indent=2, first="", total=total)
     out += wrap(" ".join(str(m.description).split()), total=total)
     if m.tags:
         out += wrap(", ".join(m.tags), indent=6, first="tags: ", total=total)
+    out += ["", "Tools (programs it runs besides Python)"] + tool_lines(m.tools, on_path, total=total)
     out += ["", "Parameters"] + param_lines(schema, total=total)
     out += ["", "Outputs"]
     for name, o in m.outputs.items():
@@ -154,6 +158,25 @@ def show_lines(manifest, schema: dict, examples: list[str], total: int | None = 
     if examples:
         out += ["", "Examples"] + [f"  {e}" for e in examples]
     return out
+
+
+def tools_text(tools) -> str:
+    """'bwa, samtools, bcftools', or 'none' (for `snakegate list`)."""
+    return ", ".join(t.name for t in tools) or "none"
+
+
+def tool_lines(tools, on_path: dict[str, bool] | None = None, total: int | None = None) -> list[str]:
+    """One entry per external tool a workflow declares (workflow.yaml `tools:`): its name, whether this machine
+    has it, and the command that installs it; the gate refuses a run while one is missing."""
+    if not tools:
+        return wrap("none: its steps run on Python and the packages installed with snakegate", indent=4,
+                    first="  ", total=total)
+    out = []
+    for tool in tools:
+        here = "" if on_path is None else "found on PATH; " if on_path.get(tool.name) else "not on PATH here; "
+        out += wrap(f"{here}install with {tool.install}", indent=4, first=f"  {tool.name}: ", total=total)
+    return out + wrap("The gate refuses a run while a tool is missing, naming the command that installs it.",
+                      indent=2, first="  ", total=total)
 
 
 def connection_lines(consumers: dict, producers: dict, total: int | None = None) -> list[str]:

@@ -1,4 +1,5 @@
-"""Run config templates (`snakegate init`): every parameter with its default and its description as a comment.
+"""Run config templates (`snakegate init`): every parameter with its description as a comment; the required
+ones as values, the optional ones commented out with their default.
 
 Every value is written by `snakegate.config.write.dump_config`, the one writer
 of run configs, so the template means to Snakemake exactly what it shows
@@ -23,6 +24,8 @@ from snakegate.registry import links
 from snakegate.registry.workflows import Workflow
 from snakegate.config.read import read_run_config
 
+RUN_COMMENT = (76, 2000)  # a run template's comments: "  # " + 76 = 80 columns; descriptions whole
+
 
 def _example_params(wf: Workflow) -> dict:
     for path in wf.examples():
@@ -32,39 +35,39 @@ def _example_params(wf: Workflow) -> dict:
     return {}
 
 
-def _comment(text: str, indent: str = "") -> str:
-    return "".join(f"{indent}# {line}\n" for line in text.splitlines())
-
-
 def run_config_template(wf: Workflow, registry_root) -> str:
+    """One workflow's run config: the required params as values (an example's, else to fill in), every other
+    param commented out with its default (or an example's value) and its description; comments fit 80
+    columns."""
     schema = wf.schema
     required = set(schema.get("required", []))
     example = _example_params(wf)
     header = [f"Run config for {wf.id} {wf.manifest.version}: {wf.manifest.title}",
-              "Validate with `snakegate validate <this file>`; run with `snakegate run <this file>`."]
-    entries = []
+              "Check it with `snakegate validate <this file>`,",
+              "then run it with `snakegate run <this file>`.",
+              "Optional params are commented out with their default: uncomment one to",
+              "change it."]
+    entries, values = "", 0
     for name, sub in (schema.get("properties") or {}).items():
-        if "default" in sub:
-            value, note = sub["default"], ""
-        elif name in example:
-            value, note = example[name], "REQUIRED (value from an example; change it). "
-        elif name in required:
-            value, note = None, "REQUIRED: fill in. "
-        else:
-            continue  # optional without default: listed in the header comment instead
-        desc = " ".join(sub.get("description", "").split())
-        allowed = f" One of: {', '.join(map(str, sub['enum']))}." if "enum" in sub else ""
-        comment = textwrap.shorten(note + desc + allowed, width=400, placeholder="…")
-        entries.append(_comment(textwrap.fill(comment, 86), "  ")
-                       + textwrap.indent(dump_config({name: value}), "  "))
-    listed = {name for name, sub in (schema.get("properties") or {}).items()
-              if "default" in sub or name in example or name in required}
-    optional = [n for n in (schema.get("properties") or {}) if n not in listed]
-    if optional:
-        header.append("Optional params you may add: " + ", ".join(optional) + f" (see `snakegate show {wf.id}`).")
-    return (_comment("\n".join(header))
+        sub = sub if isinstance(sub, dict) else {}
+        if name in required:
+            if "default" in sub:
+                value, note = sub["default"], "REQUIRED. "
+            elif name in example:
+                value, note = example[name], "REQUIRED (value from an example; change it). "
+            else:
+                value, note = None, "REQUIRED: fill in. "
+            entries += ("\n" if entries else "") + _commented(_about(note, sub, *RUN_COMMENT), "  ")
+            entries += textwrap.indent(dump_config({name: value}), "  ")
+            values += 1
+            continue
+        note = f"Optional, default {_default_text(sub)}. " if "default" in sub else "Optional, no default. "
+        shown = dump_config({name: sub["default"]}) if "default" in sub else \
+            dump_config({name: example[name]}) if name in example else f"{name}:\n"
+        entries += ("\n" if entries else "") + _commented(_about(note, sub, *RUN_COMMENT), "  ") + _commented(shown, "  ")
+    return (_commented("\n".join(header), "")
             + dump_config({"workflow": wf.id}) + dump_config({"version": wf.manifest.version})
-            + ("params:\n" + "".join(entries) if entries else "params: {}\n"))
+            + "params:\n" + entries + ("" if values else "  {}\n"))
 
 
 # ---- plans ---------------------------------------------------------------------------------------
@@ -72,10 +75,10 @@ def _commented(text: str, indent: str) -> str:
     return "".join(f"{indent}# {line}\n" for line in text.splitlines())
 
 
-def _about(note: str, sub: dict) -> str:
+def _about(note: str, sub: dict, width: int = 84, limit: int = 400) -> str:
     desc = " ".join(str(sub.get("description", "")).split())
     allowed = f" One of: {', '.join(map(str, sub['enum']))}." if "enum" in sub else ""
-    return textwrap.fill(textwrap.shorten(note + desc + allowed, width=400, placeholder="…"), 84)
+    return textwrap.fill(textwrap.shorten(note + desc + allowed, width=limit, placeholder="…"), width)
 
 
 def _edge(steps: list[tuple[str, Workflow]], at: int, param: str) -> tuple[links.Link | None, str, list[str]]:
@@ -165,4 +168,4 @@ def plan_template(steps: list[tuple[str, Workflow]]) -> str:
         entries = _step_entries(steps, at)
         body += entries if any(not line.lstrip().startswith("#") for line in entries.splitlines()) else \
             entries + "      {}\n"
-    return _comment("\n".join(header)) + "# plan: <a short label>\nsteps:\n" + body
+    return _commented("\n".join(header), "") + "# plan: <a short label>\nsteps:\n" + body

@@ -98,6 +98,23 @@ def shown_value(value: Any, limit: int = SHOWN_CHARS, as_text=repr) -> str:
     return f"{text[:limit - 1]}… ({len(text)} characters)"
 
 
+# what to write for a JSON-Schema type, in YAML (a run config's syntax), with an example
+TYPE_HINTS = {"array": "a list, e.g. [a, b]", "number": "a number, e.g. 0.5", "integer": "a whole number, e.g. 3",
+              "boolean": "true or false", "object": "a mapping, e.g. {key: value}", "null": "null",
+              "string": 'text, quoted when it would read as a number or true/false, e.g. "42"'}
+
+
+def type_hint(want: str | list, got: Any) -> str:
+    """'write a list, e.g. [species, sex]': the type(s) a value must have, in words with an example; a list
+    wanted where comma-separated text was given shows that text as a list."""
+    wanted = [want] if isinstance(want, str) else list(want)
+    words = [TYPE_HINTS.get(t, f"a {t}") for t in wanted]
+    if "array" in wanted and isinstance(got, str) and got.strip():
+        items = [part.strip() for part in got.split(",") if part.strip()]
+        words[wanted.index("array")] = f"a list, e.g. [{', '.join(items)}]"
+    return "write " + ", or ".join(words)
+
+
 def _describe_bound(err: ValidationError) -> str:
     v, s = err.validator, err.validator_value
     return {
@@ -145,7 +162,7 @@ def _error_from(err: ValidationError, root: tuple) -> list[GateError]:
         want = err.validator_value if isinstance(err.validator_value, str) else " or ".join(err.validator_value)
         return [GateError(path=field, code="type",
                           message=f"`{field}` must be of type {want} (got {_type_name(err.instance)} `{shown_value(err.instance)}`)",
-                          hint=f"write a {want} value")]
+                          hint=type_hint(err.validator_value, err.instance))]
     if v in RANGE_KEYWORDS:
         bound = _describe_bound(err)
         return [GateError(path=field, code="range", message=f"`{field}` must be {bound} (got `{shown_value(err.instance)}`)",

@@ -204,23 +204,25 @@ def output_status(run_a: Path, run_b: Path, manifest_outputs: dict | None = None
     return status
 
 
-def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
-    """Leaves of a JSON value by path: a.b[0].c."""
+def _flatten(value: Any, prefix: str = "", scalar_lists: bool = False) -> dict[str, Any]:
+    """Leaves of a JSON value by path: a.b[0].c; with `scalar_lists`, a list of plain values is one leaf."""
     out: dict[str, Any] = {}
     if isinstance(value, dict) and value:
         for k, v in value.items():
-            out.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
-    elif isinstance(value, list) and value:
+            out.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k), scalar_lists))
+    elif isinstance(value, list) and value and not (scalar_lists and not any(isinstance(v, (dict, list))
+                                                                            for v in value)):
         for i, v in enumerate(value):
-            out.update(_flatten(v, f"{prefix}[{i}]"))
+            out.update(_flatten(v, f"{prefix}[{i}]", scalar_lists))
     else:
         out[prefix] = value
     return out
 
 
-def leaf_changes(a: Any, b: Any) -> list[dict]:
-    """Changed, added and removed leaves between two JSON values, by path."""
-    fa, fb = _flatten(a), _flatten(b)
+def leaf_changes(a: Any, b: Any, scalar_lists: bool = False) -> list[dict]:
+    """Changed, added and removed leaves between two JSON values, by path; with `scalar_lists` (params: a
+    list of columns is one choice) a changed list of plain values is one change, not one per item."""
+    fa, fb = _flatten(a, scalar_lists=scalar_lists), _flatten(b, scalar_lists=scalar_lists)
     changes = []
     for path in sorted(set(fa) | set(fb)):
         if path not in fa:
@@ -255,7 +257,7 @@ def diff_runs(run_a: Path, run_b: Path, outputs: tuple[dict | None, dict | None]
     pa, pb = _params_of(inv_a), _params_of(inv_b)
     pa = redact[0](pa) if redact[0] else pa
     pb = redact[1](pb) if redact[1] else pb
-    params = leaf_changes(pa, pb)
+    params = leaf_changes(pa, pb, scalar_lists=True)
     for change in params:
         change["path"] = f"params.{change['path']}"
     a, b = declared_outputs(run_a, outputs[0]), declared_outputs(run_b, outputs[1])
@@ -330,7 +332,7 @@ def _diff_plans(run_a: Path, run_b: Path, inv_a: dict, inv_b: dict, redact: tupl
     for name in order:
         sa, sb = steps_a.get(name), steps_b.get(name)
         sa, sb = sa if isinstance(sa, dict) else None, sb if isinstance(sb, dict) else None
-        params = leaf_changes(pa.get(name) or {}, pb.get(name) or {}) if sa and sb else []
+        params = leaf_changes(pa.get(name) or {}, pb.get(name) or {}, scalar_lists=True) if sa and sb else []
         for change in params:
             change["path"] = f"params.{change['path']}"
         mine = {side: {k.split(".", 1)[1]: v for k, v in outs.items() if k.split(".", 1)[0] == name and "." in k}

@@ -98,8 +98,8 @@ class PlanView:
         return {s.workflow for s in self.steps if s.workflow}
 
     def scope(self) -> tuple[dict, dict]:
-        """(schema, params) of the whole plan as one contract, {step: ...}: what `facts.masked_params`,
-        `facts.sensitive_name` and secrets take. A step without a contract is sensitive whole."""
+        """(schema, params) of the whole plan as one contract, {step: ...}: what `params.masked_params`,
+        `params.sensitive_name` and secrets take. A step without a contract is sensitive whole."""
         schema = {"type": "object", "properties": {
             s.name: s.schema if s.schema is not None else {"x-sensitive": True} for s in self.steps}}
         return schema, {s.name: s.params for s in self.steps}
@@ -206,8 +206,8 @@ def _workflow(run_dir: Path, registry, name: str, workflow_id: str | None):
 
 
 def masked_params(step: Step) -> dict:
-    """A step's params with every sensitive value masked (views.facts.masked_params, by its own contract)."""
-    from snakegate.views.facts import masked_params as mask
+    """A step's params with every sensitive value masked (views.params.masked_params, by its own contract)."""
+    from snakegate.views.params import masked_params as mask
 
     return mask(step.schema, step.params)
 
@@ -215,7 +215,7 @@ def masked_params(step: Step) -> dict:
 def shown_params(step: Step) -> list[tuple[str, str]]:
     """(name, shown value) of a step's params: sensitive values masked, an input from another step (nested
     too) as `← clean.cleaned`."""
-    from snakegate.views.facts import value_text
+    from snakegate.views.params import value_text
 
     return [(name, value_text(with_arrows(value))) for name, value in masked_params(step).items()]
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from snakegate.views import facts
+from snakegate.views import params as param_view
 from snakegate.views.proof import record_check, warning
 from snakegate.views import assessments
 from snakegate.views.verdict import report_rows as verdict_rows
@@ -71,7 +72,7 @@ def build(registry, settings, run_dir: Path, dest: Path | None = None) -> dict:
     plan = read_plan(run_dir, registry, record)
     wf = facts.workflow_of(registry, run_dir) if plan is None else None
     schema = plan.scope()[0] if plan is not None else wf.schema if wf is not None else None
-    scrub = facts.Scrubber(run_dir, schema, plan)
+    scrub = param_view.Scrubber(run_dir, schema, plan)
     invocation = runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}
     try:
         prov, prov_note = compare.load_prov(run_dir), None
@@ -177,13 +178,13 @@ def _parent(record: dict, run_dir: Path, schema: dict | None, dest: Path | None)
 def _params(schema: dict | None, params: dict, arrows: bool = False) -> list[dict]:
     """The params table's rows, sensitive values masked; with `arrows` (a plan's step) an input taken from
     another step reads `← clean.cleaned`."""
-    shown = facts.masked_params(schema, params)
+    shown = param_view.masked_params(schema, params)
     props = (schema or {}).get("properties") or {}
     rows = []
     for name, value in shown.items():
         sub = props.get(name) or {}
-        rows.append({"name": name, "value": facts.value_text(with_arrows(value) if arrows else value),
-                     "masked": value == facts.MASK,
+        rows.append({"name": name, "value": param_view.value_text(with_arrows(value) if arrows else value),
+                     "masked": value == param_view.MASK,
                      "default": "default" in sub and sub.get("default") == params.get(name),
                      "description": sub.get("description") or ""})
     return rows

@@ -192,8 +192,9 @@ TRICKY_DEFAULTS = {"word": "no", "time": "1:20", "octal": "0o12", "lines": "firs
 
 
 def test_init_template_reads_back_as_the_defaults_through_snakemakes_loader(tmp_path):
+    # required, so the template writes them as values (an optional param's default is commented out)
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
-              "additionalProperties": False,
+              "additionalProperties": False, "required": list(TRICKY_DEFAULTS),
               "properties": {name: {"description": f"The {name}.", "default": value}
                              for name, value in TRICKY_DEFAULTS.items()}}
     root = make_registry(tmp_path / "registry", {"tricky": {

@@ -14,7 +14,7 @@ import re
 from plan_runs import PLAN_LABEL, PLAN_SECRET
 from registry_copies import snakegate
 from test_report import Page, report
-from snakegate.views.facts import MASK
+from snakegate.views.params import MASK
 
 
 def _jobs(html: str, step: str) -> list[str]:
