@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from snakegate.agent.redact import scrub
-from snakegate.agent.results import NOTE_RE, shortened
+from snakegate.agent.summary_text import NOTE_RE, shortened
 
 KEEP_WHOLE = ("describe_workflow",)  # the latest result of these stays whole in later turns
 
