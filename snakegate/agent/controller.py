@@ -10,7 +10,11 @@ whose plan passes the gate makes a draft the same way; the plan being built
 lives in the action context and is rolled back with the turn. A propose_refinement
 whose whole space passes puts a refinement on offer instead (refining.py: one
 approval from the UI runs its approved points, and nothing else). A failed request
-rolls the whole turn back, so a retry is clean. It never raises on backend
+rolls the whole turn back, so a retry is clean.
+What the researcher stated (prefill.py) goes into a validate_params call wherever
+the model left it out, and the described workflow's params are offered shaped by
+the data (request_check.request_shape: the files that fit, the chosen table's
+columns). It never raises on backend
 trouble (a `BackendFailed` event instead), never sends a known sensitive value
 to a model, and never runs a workflow on a model's request: `execute()` needs
 the token that only `approve()` mints, and `approve()` is called by the UI.
@@ -54,9 +58,9 @@ from snakegate.agent.events import (
     ActionCalled, Approval, AssistantSaid, BackendFailed, Draft, DraftCleared, Event,
 )
 from snakegate.agent.guided.parse import request_values
-from snakegate.agent.history import call_key, request_view
+from snakegate.agent.history import call_key, last_params, request_view
 from snakegate.agent.prompt import clear_choice, offered_ids, relative, system_prompt
-from snakegate.agent.request_check import draft_differences
+from snakegate.agent.request_check import RequestShape, draft_differences, request_shape
 from snakegate.agent.refining import Refining, is_refinement, ready_event
 from snakegate.agent.redact import MASKED_NOTE_RE
 from snakegate.agent.reporting import Reporting
@@ -145,13 +149,17 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
     @property
     def tools(self) -> list[dict]:
         """The actions as offered to the model now: workflow ids, the described workflow's parameters (names,
-        types, allowed values, the data files), and no second description of a workflow in one turn."""
+        types, allowed values, the data files that fit each file param, the columns of the table it reads now;
+        what the researcher stated is filled in for the model), and no second description of a workflow in
+        one turn."""
         shape = None
         files = [e["path"] for e in data_files(self.settings)]
         wf = self.registry.get(self.described[0]) if self.described else None
         if wf is not None:
-            shape = (wf.id, params_schema(wf.schema, files,
-                                          request_values(self._researcher_text(), param_table(wf.schema))))
+            text = self._researcher_text()
+            data = self._request_shape(wf)
+            shape = (wf.id, params_schema(wf.schema, files, request_values(text, param_table(wf.schema)),
+                                          headers=data.headers, candidates=data.candidates, prefilled=data.prefill))
         turn = self._open
         done = turn.described_ids if turn is not None else set()
         likely = clear_choice(self.registry, turn.text) if turn is not None and not done else None
@@ -160,6 +168,28 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                                  getattr(self.draft, "workflow", None)) if isinstance(i, str))
         ids = offered_ids(self.registry, turn.text if turn is not None else None, said, keep)
         return conversation_tools(ids, shape, done=done, files=files, likely=likely)
+
+    def _request_shape(self, wf) -> RequestShape:
+        """`wf` against the data and what the researcher said (request_check.py): the table chosen by their
+        words, else the draft's, else the model's last try. The guided dialogue fills from their words itself."""
+        if getattr(self.backend, "local", False):
+            return RequestShape()
+        draft = self.draft.params if self.draft is not None and self.draft.workflow == wf.id and \
+            self.draft.plan is None else {}
+        return request_shape(self.settings, wf.schema, self._researcher_text(), draft,
+                             last_params(self.messages, wf.id))
+
+    def _with_prefill(self, name: str, arguments):
+        """A validate_params call with what the researcher stated put in where the model left it out; the
+        names put in (the model's own values stand: faithful.py says when they differ)."""
+        wf = self.registry.get(arguments.get("workflow")) if name == "validate_params" and \
+            isinstance(arguments, dict) and isinstance(arguments.get("workflow"), str) else None
+        if wf is None or not isinstance(arguments.get("params"), dict):
+            return arguments, []
+        stated = self._request_shape(wf).prefill
+        added = [k for k in stated if k not in arguments["params"]]
+        return (dict(arguments, params={**{k: stated[k] for k in added}, **arguments["params"]}), added) \
+            if added else (arguments, [])
 
     def _researcher_text(self) -> str:
         """What the researcher typed in this conversation (not the notes snakegate adds in their name)."""
@@ -386,7 +416,10 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                 outcome = Outcome(call.name, {}, {"note": note}, True, f"{call.name}: repeated call, answered "
                                                                           "with a note")
             else:
-                outcome = call_action(self._ctx, call.name, call.arguments)
+                arguments, added = self._with_prefill(call.name, call.arguments)
+                outcome = call_action(self._ctx, call.name, arguments)
+                if added:  # said on the action line, so the researcher sees what came from their own words
+                    outcome = replace(outcome, summary=outcome.summary + f" (from your request: {', '.join(added)})")
                 turn.calls[key] = (outcome.summary, None if outcome.ok else refusal_words(outcome))
                 if outcome.name == "describe_workflow" and outcome.ok and "params" in outcome.result:
                     self.described = (outcome.result["id"], [p["name"] for p in outcome.result["params"]])
