@@ -10,7 +10,8 @@ whose plan passes the gate makes a draft the same way; the plan being built
 lives in the action context and is rolled back with the turn. A propose_refinement
 whose whole space passes puts a refinement on offer instead (refining.py: one
 approval from the UI runs its approved points, and nothing else). A failed request
-rolls the whole turn back, so a retry is clean.
+rolls the whole turn back, so a retry is clean; so does a reply cut at the token
+limit (half a step, which a small model would copy into every later request).
 What the researcher stated (prefill.py) goes into a validate_params call wherever
 the model left it out, and the described workflow's params are offered shaped by
 the data (request_check.request_shape: the files that fit, the chosen table's
@@ -73,8 +74,9 @@ DEFAULT_GREETING = ("Hello! Tell me what you would like to analyse, and with whi
                     "check your files and fill in its parameters; you approve the run in the panel.")
 RESTART_WORDS = ("restart", "start over")
 RESTARTED = "Starting over: the previous draft is gone. Describe what you want to run."
-CUT_NOTE = ("(The model's reply was cut off at the token limit, max_tokens={n}; raise [agent] max_tokens or "
-            "--max-tokens, or ask for a shorter answer.)")
+CUT = ("the model's reply was cut off at the token limit (max_tokens={n}), so it was dropped with the rest of this "
+       "turn and will not be sent to the model again; send your message again (asking for a shorter answer helps), "
+       "or raise [agent] max_tokens or --max-tokens")
 
 
 STUCK = ("The model asked for {name} again with the same arguments, and it was refused the same way: {why}. "
@@ -252,13 +254,15 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                 if failure is not None:
                     return self._failed(turn, failure)
                 self._record_reply(reply, view)
-                cut = reply.finish_reason == "length"
+                if reply.finish_reason == "length":
+                    # a cut reply is half a step (raw JSON, a call without its end): kept, a small model would copy
+                    # it into every later request; the audit log has it
+                    return self._failed(turn, CUT.format(n=self._max_tokens()))
                 said = (reply.text or "").strip()
                 if not reply.tool_calls:
-                    if not said and not cut:
+                    if not said:
                         return self._failed(turn, f"the model ({self._where()}) sent an empty reply; "
                                                   "send your message again or try another model")
-                    said = "\n\n".join(t for t in (said, CUT_NOTE.format(n=self._max_tokens()) if cut else "") if t)
                     self.messages.append({"role": "assistant", "content": reply.text or ""})
                     turn.emit(AssistantSaid(said))
                     if reply.asks_secret:
@@ -267,7 +271,7 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                     return self._close(turn)
                 if said:
                     turn.emit(AssistantSaid(said))
-                self._run_tool_calls(reply, turn, cut)
+                self._run_tool_calls(reply, turn)
                 if turn.stuck is not None:
                     self.messages.append({"role": "assistant", "content": turn.stuck})
                     self._log("stopped", reason="repeated_refusal")
@@ -355,7 +359,7 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
         return getattr(self.backend, "max_tokens", "?")
 
     # ---- actions ---------------------------------------------------------------------------------
-    def _run_tool_calls(self, reply: Reply, turn: _Turn, cut: bool) -> None:
+    def _run_tool_calls(self, reply: Reply, turn: _Turn) -> None:
         outcomes: list[tuple[str, Outcome, Draft | None]] = []
         for n, call in enumerate(reply.tool_calls):
             call_id = call.id or f"call_{len(self.messages)}_{n}"
@@ -368,9 +372,6 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                 # the researcher is filling another workflow now: the old draft must not stay approvable
                 self.draft, self._approval = None, None
                 turn.emit(DraftCleared(f"the conversation moved on to {outcome.result.get('id')}"))
-            if cut and not outcome.ok:
-                outcome = Outcome(outcome.name, outcome.arguments, outcome.result, False,
-                                  outcome.summary + " " + CUT_NOTE.format(n=self._max_tokens()))
             self._summaries[call_id] = outcome.summary
             outcomes.append((call_id, outcome, draft))
         self._learn_secrets()
