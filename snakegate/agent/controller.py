@@ -262,26 +262,26 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                 view = request_view(self.messages, trim_before, self._summaries, self._secrets())
                 view[0] = {"role": "system", "content": system_prompt(self.settings, self.registry, text)}
             try:
-                reply, failure = self.backend.request(view, tools), None
+                reply, failure, reached = self.backend.request(view, tools), None, True
             except BackendError as exc:
-                reply, failure = None, exc.message
+                reply, failure, reached = None, exc.message, exc.reached
             except Exception as exc:  # an SDK error or a backend bug: report it, keep the conversation
-                reply, failure = None, self._describe_failure(exc)
+                reply, failure, reached = None, self._describe_failure(exc), None
             with self._lock:
                 if turn.cancel.is_set():
                     return self._abandon(turn)
                 if failure is not None:
-                    return self._failed(turn, failure)
+                    return self._failed(turn, failure, reached)
                 self._record_reply(reply, view)
                 if reply.finish_reason == "length":
                     # a cut reply is half a step (raw JSON, a call without its end): kept, a small model would copy
                     # it into every later request; the audit log has it
-                    return self._failed(turn, CUT.format(n=self._max_tokens()))
+                    return self._failed(turn, CUT.format(n=self._max_tokens()), True)
                 said = (reply.text or "").strip()
                 if not reply.tool_calls:
                     if not said:
                         return self._failed(turn, f"the model ({self._where()}) sent an empty reply; "
-                                                  "send your message again or try another model")
+                                                  "send your message again or try another model", True)
                     self.messages.append({"role": "assistant", "content": reply.text or ""})
                     turn.emit(AssistantSaid(said))
                     if reply.asks_secret:
@@ -354,7 +354,7 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
             self._open = None
         return turn.events
 
-    def _failed(self, turn: _Turn, message: str) -> list[Event]:
+    def _failed(self, turn: _Turn, message: str, reached: bool | None = None) -> list[Event]:
         # The whole turn goes: the researcher's message, every step after it and any draft it wrote (the file
         # stays on disk), so sending the message again is a clean retry.
         withdrawn = self.draft is not turn.draft
@@ -362,7 +362,7 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
         self._log("failure", message=message)
         if withdrawn:
             turn.emit(DraftCleared("the turn that wrote it failed and was undone"))
-        turn.emit(BackendFailed(message))
+        turn.emit(BackendFailed(message, reached))
         return self._close(turn)
 
     def _record_reply(self, reply: Reply, view: list[dict]) -> None:
@@ -488,4 +488,4 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
 
     def _describe_failure(self, exc: Exception) -> str:
         return (f"the model ({self._where()}) failed: {type(exc).__name__}: {exc}. The turn was undone; "
-                "check the server and send your message again")
+                "send your message again, or try another model")

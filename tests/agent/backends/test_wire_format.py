@@ -120,7 +120,7 @@ def test_a_server_error_points_to_the_servers_log_not_to_tool_support(openai_ser
 
 def test_a_context_overflow_says_to_start_over_or_give_a_bigger_context(openai_server):
     server = openai_server([refuse(400, "the request exceeds the available context size (4096 tokens)")])
-    with pytest.raises(BackendError, match="context window.*restart"):
+    with pytest.raises(BackendError, match="context is too small for this conversation: .*-np 1.*restart"):
         OpenAIBackend(server.base_url, DEFAULT_MODEL, tool_mode="native").request(HELLO, TOOLS)
 
 
