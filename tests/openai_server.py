@@ -21,7 +21,8 @@ request (non-streaming only), `GET /v1/models` lists `models`. A reply is
   - a callable(request_body) -> one of the above, for replies that depend on the request;
   - `completion(reply, finish_reason=..., model=..., usage=...)`: one of the above with the completion's own
     finish reason (e.g. "length"), answering model name and token counts;
-  - `refuse(status, message)`: an HTTP error for that request (e.g. a server that rejects tools).
+  - `refuse(status, message, extra)`: an HTTP error for that request (e.g. a server that rejects tools); `extra`
+    fields go into the error object beside the message (llama.cpp's `n_prompt_tokens`, `n_ctx`).
 `props` (a dict) is served at `GET /props`, as llama.cpp's llama-server does (e.g. its chat_template_caps);
 `show` (a dict) at `POST /api/show`, as Ollama does (e.g. {"capabilities": ["completion", "tools"]}).
 A request naming a model not in `models` gets OpenAI's 404 `model_not_found`;
@@ -81,6 +82,7 @@ class refuse:  # noqa: N801
 
     status: int
     message: str
+    extra: dict = field(default_factory=dict)
 
 
 class ScriptedOpenAI:
@@ -174,8 +176,9 @@ class ScriptedOpenAI:
         if callable(reply) and not isinstance(reply, (completion, refuse)):
             reply = reply(body)
         if isinstance(reply, refuse):
-            return reply.status, _error(reply.message, "invalid_request_error" if reply.status < 500 else
-                                        "server_error", None)
+            error = _error(reply.message, "invalid_request_error" if reply.status < 500 else "server_error", None)
+            error["error"].update(reply.extra)
+            return reply.status, error
         extra = reply if isinstance(reply, completion) else completion(reply)
         message = self._message(extra.reply, body)
         if self.delay:

@@ -39,10 +39,13 @@ class Reply:
 
 
 class BackendError(UserError):
-    """The model could not be reached or answered nonsense; the message says what to do."""
+    """The model could not be reached or answered nonsense; the message says what to do. `reached`: whether
+    the server answered at all (True: it runs, so "is it running?" is no advice; False: nothing answered;
+    None: not known)."""
 
-    def __init__(self, message: str):
+    def __init__(self, message: str, reached: bool | None = None):
         super().__init__(message, ExitCode.INVALID)
+        self.reached = reached
 
 
 class Backend(Protocol):

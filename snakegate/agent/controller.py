@@ -10,7 +10,13 @@ whose plan passes the gate makes a draft the same way; the plan being built
 lives in the action context and is rolled back with the turn. A propose_refinement
 whose whole space passes puts a refinement on offer instead (refining.py: one
 approval from the UI runs its approved points, and nothing else). A failed request
-rolls the whole turn back, so a retry is clean. It never raises on backend
+rolls the whole turn back, so a retry is clean; so does a reply cut at the token
+limit (half a step, which a small model would copy into every later request).
+What the researcher stated (prefill.py) goes into a validate_params call wherever
+the model left it out, and the described workflow's params are offered shaped by
+the data (request_check.request_shape: the files that fit, the chosen table's
+columns). A request that names nothing ("analyse my data") gets a question back
+naming the workflows (vague.py), not a model's guess. It never raises on backend
 trouble (a `BackendFailed` event instead), never sends a known sensitive value
 to a model, and never runs a workflow on a model's request: `execute()` needs
 the token that only `approve()` mints, and `approve()` is called by the UI.
@@ -19,7 +25,8 @@ A message that holds something secret-shaped (secretscan.py: a provider's key, "
 next to a sensitive param's name) is refused by `send()` before anything is recorded or sent
 (`SecretSuspected`); the door asks the person first (`suspected_secrets`) and then marks the values
 secret (`mark_secret`: sent and logged as "<redacted>", earlier audit lines rewritten) or not
-(`mark_not_secret`), or puts a param's value into its masked field (`set_sensitive`).
+(`mark_not_secret`), or puts a param's value into its masked field (`set_sensitive`); those live in
+sensitive.py, a mixin of this class.
 
 A turn may be abandoned (`send(..., cancel=event)`, the UI's Esc): the model
 request runs without the conversation's lock, so an abandoned turn is rolled
@@ -39,29 +46,28 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from snakegate.agent import results
+from snakegate.agent import results, vague
 from snakegate.agent.actions import limits
 from snakegate.agent.actions.data import data_files
 from snakegate.agent.actions.plans import PLAN_ACTIONS
 from snakegate.agent.actions.registry import param_table
-from snakegate.agent.actions.platform import ActionContext, Outcome, call_action, conversation_secrets, error_result, result_json
+from snakegate.agent.actions.platform import ActionContext, Outcome, call_action, error_result, result_json
 from snakegate.agent.approval import Approving
 from snakegate.agent.audit import AuditLog
 from snakegate.agent.backend import Backend, BackendError, Reply
 from snakegate.agent.drafts import write_draft
 from snakegate.agent.events import (
-    ActionCalled, Approval, AssistantSaid, BackendFailed, Draft, DraftCleared, Event, SecretRequested,
+    ActionCalled, Approval, AssistantSaid, BackendFailed, Draft, DraftCleared, Event,
 )
 from snakegate.agent.guided.parse import request_values
-from snakegate.agent.history import call_key, request_view, scrub_messages
-from snakegate.agent.prompt import clear_choice, offered_ids, relative, system_prompt
-from snakegate.agent.request_check import draft_differences
+from snakegate.agent.history import call_key, last_params, request_view
+from snakegate.agent.prompt import clear_choice, offered_ids, ranked_ids, relative, system_prompt
+from snakegate.agent.request_check import RequestShape, draft_differences, request_shape
 from snakegate.agent.refining import Refining, is_refinement, ready_event
-from snakegate.agent.redact import MASKED_NOTE, MASKED_NOTE_RE, secret_strings, sensitive_params
+from snakegate.agent.redact import MASKED_NOTE_RE
 from snakegate.agent.reporting import Reporting
-from snakegate.agent.secretscan import Suspect, find_secrets
+from snakegate.agent.sensitive import SecretSuspected, Sensitive
 from snakegate.agent.actions.wire import conversation_tools, params_schema
-from snakegate.errors import ExitCode, UserError
 from snakegate.registry.workflows import Registry
 from snakegate.registry.settings import Settings
 
@@ -69,8 +75,9 @@ DEFAULT_GREETING = ("Hello! Tell me what you would like to analyse, and with whi
                     "check your files and fill in its parameters; you approve the run in the panel.")
 RESTART_WORDS = ("restart", "start over")
 RESTARTED = "Starting over: the previous draft is gone. Describe what you want to run."
-CUT_NOTE = ("(The model's reply was cut off at the token limit, max_tokens={n}; raise [agent] max_tokens or "
-            "--max-tokens, or ask for a shorter answer.)")
+CUT = ("the model's reply was cut off at the token limit (max_tokens={n}), so it was dropped with the rest of this "
+       "turn and will not be sent to the model again; send your message again (asking for a shorter answer helps), "
+       "or raise [agent] max_tokens or --max-tokens")
 
 
 STUCK = ("The model asked for {name} again with the same arguments, and it was refused the same way: {why}. "
@@ -87,18 +94,6 @@ def refusal_words(outcome: Outcome) -> str:
         return "; ".join(f"{e.get('path')}: {e.get('message')}" + (f" ({e['hint']})" if e.get("hint") else "")
                          for e in found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
     return outcome.summary
-
-
-class SecretSuspected(UserError):
-    """A message holds what looks like a secret: it was neither sent nor recorded. `suspects` say what
-    (each value, what it looks like, the sensitive param it was typed for)."""
-
-    def __init__(self, suspects: list[Suspect]):
-        self.suspects = suspects
-        listed = "; ".join(f"{s.kind} {s.hint}" for s in suspects)
-        super().__init__(f"the message was not sent: it holds what looks like a secret ({listed}), and a model "
-                         "keeps every message in each later request. Type a sensitive param's value in its "
-                         "masked field, or take the value out of the message", ExitCode.USAGE)
 
 
 @dataclass
@@ -128,7 +123,7 @@ class _Turn:
             self.on_event(event)
 
 
-class Conversation(Approving, Reporting, Refining):
+class Conversation(Approving, Reporting, Refining, Sensitive):
     """One chat session with one backend; the UI calls opening/send/set_sensitive/approve/execute."""
 
     def __init__(self, registry: Registry, settings: Settings, backend: Backend, *,
@@ -157,13 +152,17 @@ class Conversation(Approving, Reporting, Refining):
     @property
     def tools(self) -> list[dict]:
         """The actions as offered to the model now: workflow ids, the described workflow's parameters (names,
-        types, allowed values, the data files), and no second description of a workflow in one turn."""
+        types, allowed values, the data files that fit each file param, the columns of the table it reads now;
+        what the researcher stated is filled in for the model), and no second description of a workflow in
+        one turn."""
         shape = None
         files = [e["path"] for e in data_files(self.settings)]
         wf = self.registry.get(self.described[0]) if self.described else None
         if wf is not None:
-            shape = (wf.id, params_schema(wf.schema, files,
-                                          request_values(self._researcher_text(), param_table(wf.schema))))
+            text = self._researcher_text()
+            data = self._request_shape(wf)
+            shape = (wf.id, params_schema(wf.schema, files, request_values(text, param_table(wf.schema)),
+                                          headers=data.headers, candidates=data.candidates, prefilled=data.prefill))
         turn = self._open
         done = turn.described_ids if turn is not None else set()
         likely = clear_choice(self.registry, turn.text) if turn is not None and not done else None
@@ -172,6 +171,39 @@ class Conversation(Approving, Reporting, Refining):
                                  getattr(self.draft, "workflow", None)) if isinstance(i, str))
         ids = offered_ids(self.registry, turn.text if turn is not None else None, said, keep)
         return conversation_tools(ids, shape, done=done, files=files, likely=likely)
+
+    def _request_shape(self, wf) -> RequestShape:
+        """`wf` against the data and what the researcher said (request_check.py): the table chosen by their
+        words, else the draft's, else the model's last try. The guided dialogue fills from their words itself."""
+        if getattr(self.backend, "local", False):
+            return RequestShape()
+        draft = self.draft.params if self.draft is not None and self.draft.workflow == wf.id and \
+            self.draft.plan is None else {}
+        return request_shape(self.settings, wf.schema, self._researcher_text(), draft,
+                             last_params(self.messages, wf.id))
+
+    def _with_prefill(self, name: str, arguments):
+        """A validate_params call with what the researcher stated put in where the model left it out; the
+        names put in (the model's own values stand: faithful.py says when they differ)."""
+        wf = self.registry.get(arguments.get("workflow")) if name == "validate_params" and \
+            isinstance(arguments, dict) and isinstance(arguments.get("workflow"), str) else None
+        if wf is None or not isinstance(arguments.get("params"), dict):
+            return arguments, []
+        stated = self._request_shape(wf).prefill
+        added = [k for k in stated if k not in arguments["params"]]
+        return (dict(arguments, params={**{k: stated[k] for k in added}, **arguments["params"]}), added) \
+            if added else (arguments, [])
+
+    def _vague(self, text: str) -> bool:
+        """A model's turn that starts from nothing (no workflow being filled, no draft, plan or refinement) on
+        a request that names nothing (vague.py), unless that question was just asked."""
+        if getattr(self.backend, "local", False) or self.described or self.draft or self._ctx.plan \
+                or self.refinement is not None:
+            return False
+        asked = [m for m in self.messages if m.get("role") == "assistant"][-1:]
+        if asked and str(asked[0].get("content") or "").startswith(vague.ASKED):
+            return False
+        return vague.is_vague(text, self.registry.ids())
 
     def _researcher_text(self) -> str:
         """What the researcher typed in this conversation (not the notes snakegate adds in their name)."""
@@ -182,16 +214,6 @@ class Conversation(Approving, Reporting, Refining):
     def _log(self, kind: str, **data) -> None:
         if self.audit is not None:
             self.audit.write(kind, **data)
-
-    def _secrets(self) -> list[str]:
-        return conversation_secrets(self._ctx)
-
-    def _learn_secrets(self) -> None:
-        """Scrub every value now known to be sensitive from the history and the audit log."""
-        known = self._secrets()
-        self.messages = scrub_messages(self.messages, known)
-        if self.audit is not None:
-            self.audit.learn(known)
 
     # ---- talking ---------------------------------------------------------------------------------
     def opening(self) -> list[Event]:
@@ -223,6 +245,13 @@ class Conversation(Approving, Reporting, Refining):
             self._learn_secrets()  # a known secret typed again never reaches the model
             self._log("run_summary" if results.NOTE_RE.match(text) else "user", text=text)
             self._open = turn
+            if self._vague(text):  # a question back, naming the choices: a small model would guess a draft
+                said = vague.question([(i, self.registry.get(i).manifest.title)
+                                       for i in ranked_ids(self.registry, None)])
+                self.messages.append({"role": "assistant", "content": said})
+                self._log("asked_back", reason="the request names no workflow, file or value")
+                turn.emit(AssistantSaid(said))
+                return self._close(turn)
         for _ in range(self.max_steps):
             with self._lock:
                 if turn.cancel.is_set():
@@ -233,24 +262,26 @@ class Conversation(Approving, Reporting, Refining):
                 view = request_view(self.messages, trim_before, self._summaries, self._secrets())
                 view[0] = {"role": "system", "content": system_prompt(self.settings, self.registry, text)}
             try:
-                reply, failure = self.backend.request(view, tools), None
+                reply, failure, reached = self.backend.request(view, tools), None, True
             except BackendError as exc:
-                reply, failure = None, exc.message
+                reply, failure, reached = None, exc.message, exc.reached
             except Exception as exc:  # an SDK error or a backend bug: report it, keep the conversation
-                reply, failure = None, self._describe_failure(exc)
+                reply, failure, reached = None, self._describe_failure(exc), None
             with self._lock:
                 if turn.cancel.is_set():
                     return self._abandon(turn)
                 if failure is not None:
-                    return self._failed(turn, failure)
+                    return self._failed(turn, failure, reached)
                 self._record_reply(reply, view)
-                cut = reply.finish_reason == "length"
+                if reply.finish_reason == "length":
+                    # a cut reply is half a step (raw JSON, a call without its end): kept, a small model would copy
+                    # it into every later request; the audit log has it
+                    return self._failed(turn, CUT.format(n=self._max_tokens()), True)
                 said = (reply.text or "").strip()
                 if not reply.tool_calls:
-                    if not said and not cut:
+                    if not said:
                         return self._failed(turn, f"the model ({self._where()}) sent an empty reply; "
-                                                  "send your message again or try another model")
-                    said = "\n\n".join(t for t in (said, CUT_NOTE.format(n=self._max_tokens()) if cut else "") if t)
+                                                  "send your message again or try another model", True)
                     self.messages.append({"role": "assistant", "content": reply.text or ""})
                     turn.emit(AssistantSaid(said))
                     if reply.asks_secret:
@@ -259,7 +290,7 @@ class Conversation(Approving, Reporting, Refining):
                     return self._close(turn)
                 if said:
                     turn.emit(AssistantSaid(said))
-                self._run_tool_calls(reply, turn, cut)
+                self._run_tool_calls(reply, turn)
                 if turn.stuck is not None:
                     self.messages.append({"role": "assistant", "content": turn.stuck})
                     self._log("stopped", reason="repeated_refusal")
@@ -323,7 +354,7 @@ class Conversation(Approving, Reporting, Refining):
             self._open = None
         return turn.events
 
-    def _failed(self, turn: _Turn, message: str) -> list[Event]:
+    def _failed(self, turn: _Turn, message: str, reached: bool | None = None) -> list[Event]:
         # The whole turn goes: the researcher's message, every step after it and any draft it wrote (the file
         # stays on disk), so sending the message again is a clean retry.
         withdrawn = self.draft is not turn.draft
@@ -331,7 +362,7 @@ class Conversation(Approving, Reporting, Refining):
         self._log("failure", message=message)
         if withdrawn:
             turn.emit(DraftCleared("the turn that wrote it failed and was undone"))
-        turn.emit(BackendFailed(message))
+        turn.emit(BackendFailed(message, reached))
         return self._close(turn)
 
     def _record_reply(self, reply: Reply, view: list[dict]) -> None:
@@ -347,7 +378,7 @@ class Conversation(Approving, Reporting, Refining):
         return getattr(self.backend, "max_tokens", "?")
 
     # ---- actions ---------------------------------------------------------------------------------
-    def _run_tool_calls(self, reply: Reply, turn: _Turn, cut: bool) -> None:
+    def _run_tool_calls(self, reply: Reply, turn: _Turn) -> None:
         outcomes: list[tuple[str, Outcome, Draft | None]] = []
         for n, call in enumerate(reply.tool_calls):
             call_id = call.id or f"call_{len(self.messages)}_{n}"
@@ -360,9 +391,6 @@ class Conversation(Approving, Reporting, Refining):
                 # the researcher is filling another workflow now: the old draft must not stay approvable
                 self.draft, self._approval = None, None
                 turn.emit(DraftCleared(f"the conversation moved on to {outcome.result.get('id')}"))
-            if cut and not outcome.ok:
-                outcome = Outcome(outcome.name, outcome.arguments, outcome.result, False,
-                                  outcome.summary + " " + CUT_NOTE.format(n=self._max_tokens()))
             self._summaries[call_id] = outcome.summary
             outcomes.append((call_id, outcome, draft))
         self._learn_secrets()
@@ -408,7 +436,10 @@ class Conversation(Approving, Reporting, Refining):
                 outcome = Outcome(call.name, {}, {"note": note}, True, f"{call.name}: repeated call, answered "
                                                                           "with a note")
             else:
-                outcome = call_action(self._ctx, call.name, call.arguments)
+                arguments, added = self._with_prefill(call.name, call.arguments)
+                outcome = call_action(self._ctx, call.name, arguments)
+                if added:  # said on the action line, so the researcher sees what came from their own words
+                    outcome = replace(outcome, summary=outcome.summary + f" (from your request: {', '.join(added)})")
                 turn.calls[key] = (outcome.summary, None if outcome.ok else refusal_words(outcome))
                 if outcome.name == "describe_workflow" and outcome.ok and "params" in outcome.result:
                     self.described = (outcome.result["id"], [p["name"] for p in outcome.result["params"]])
@@ -457,67 +488,4 @@ class Conversation(Approving, Reporting, Refining):
 
     def _describe_failure(self, exc: Exception) -> str:
         return (f"the model ({self._where()}) failed: {type(exc).__name__}: {exc}. The turn was undone; "
-                "check the server and send your message again")
-
-    # ---- sensitive values, out of band -----------------------------------------------------------
-    def sensitive_params(self, workflow: str | None = None) -> list[dict]:
-        """The sensitive params of `workflow` (default: the one being filled): name, description, entered?"""
-        wf_id = workflow or (self.described[0] if self.described else None) or (self.draft and self.draft.workflow)
-        wf = self.registry.get(wf_id) if wf_id else None
-        if wf is None:
-            return []
-        return [{"workflow": wf.id, "param": ".".join(parts), "description": sub.get("description", ""),
-                 "entered": (wf.id, parts) in self._ctx.vault}
-                for parts, sub in sensitive_params(wf.schema).items()]
-
-    def _secret_requests(self, only: str | None = None) -> list[Event]:
-        return [SecretRequested(p["workflow"], p["param"], p["description"]) for p in self.sensitive_params()
-                if (only is None and not p["entered"]) or p["param"] == only]
-
-    def set_sensitive(self, workflow: str | None, name: str, value) -> None:
-        """Hold a sensitive param's value typed in the UI's masked field, out of band: it never enters the
-        history. The model refers to it as "<redacted>", which validate_params replaces by this value, and
-        the value is scrubbed from all text bound for the model. `name` is dotted for a nested param;
-        `workflow` None means the one being filled."""
-        with self._lock:
-            known = {p["param"]: p for p in self.sensitive_params(workflow)}
-            if name not in known:
-                where = workflow or (self.described[0] if self.described else "the current workflow")
-                raise UserError(f"`{name}` is not a sensitive parameter of {where}"
-                                + (f" (sensitive: {', '.join(known)})" if known else " (it has none)"))
-            if value is None or (isinstance(value, str) and not value):
-                raise UserError(f"`{name}`: an empty value was entered; type the value in the masked field")
-            self._ctx.vault[(known[name]["workflow"], tuple(name.split(".")))] = value
-            self._log("sensitive_set", workflow=known[name]["workflow"], param=name)
-            self._learn_secrets()
-
-    # ---- secrets typed into a message ------------------------------------------------------------
-    def suspected_secrets(self, text: str) -> list[Suspect]:
-        """What in `text` looks like a secret (secretscan.py, with the sensitive params of the workflow being
-        filled) and is neither known sensitive (scrubbed anyway) nor said by the person to be no secret."""
-        names = [p["param"] for p in self.sensitive_params()]
-        with self._lock:
-            cleared = set(self._secrets()) | self._not_secret
-        return [s for s in find_secrets(text, names) if s.value not in cleared]
-
-    def mark_secret(self, values: list[str]) -> None:
-        """The person says these values are secrets: from now on each is "<redacted>" in every request and
-        in the audit log, the lines already written for this conversation included."""
-        with self._lock:
-            self._ctx.known_secrets.update(secret_strings(values))
-            self._log("secret_marked", count=len(values))
-            self._learn_secrets()
-
-    def mark_not_secret(self, values: list[str]) -> None:
-        """The person says these secret-shaped values are no secrets: messages holding them are sent as typed."""
-        with self._lock:
-            self._not_secret.update(values)
-            self._log("secret_shape_allowed", count=len(values))
-
-    def enter_sensitive(self, workflow: str | None, name: str, value, *,
-                        on_event: Callable[[Event], None] | None = None,
-                        cancel: threading.Event | None = None) -> list[Event]:
-        """`set_sensitive`, then a turn telling the model (or the guided dialogue) that the value was entered,
-        never what it is: the guided dialogue's masked prompt path."""
-        self.set_sensitive(workflow, name, value)
-        return self.send(MASKED_NOTE.format(param=name), on_event=on_event, cancel=cancel)
+                "send your message again, or try another model")

@@ -100,9 +100,12 @@ class SecretRequested:
 
 @dataclass(frozen=True)
 class BackendFailed:
-    """The model could not be reached or misbehaved; the turn was rolled back, so sending again is a clean retry."""
+    """The model could not be reached or misbehaved; the turn was rolled back, so sending again is a clean retry.
+    `reached`: the server answered (it is running: a door adds no "check that it runs"), did not (False), or
+    not known (None)."""
 
     message: str
+    reached: bool | None = None
 
 
 Event = AssistantSaid | ActionCalled | DraftReady | DraftCleared | SecretRequested | BackendFailed

@@ -5,7 +5,8 @@ earlier turns become their one-line summary (the latest parameter table is
 kept whole, since filling params needs it), a finished run's summary note of an
 earlier turn shrinks to its first lines unless it is the latest, and every known sensitive value,
 in any message (the researcher's own text included), becomes "<redacted>".
-`call_key` identifies an action call so a repeat within a turn is noticed.
+`call_key` identifies an action call so a repeat within a turn is noticed;
+`last_params` finds the params a model last tried for a workflow.
 Pure functions on plain data: nothing is read, written or sent from here.
 """
 
@@ -15,7 +16,7 @@ import json
 from typing import Any
 
 from snakegate.agent.redact import scrub
-from snakegate.agent.results import NOTE_RE, shortened
+from snakegate.agent.summary_text import NOTE_RE, shortened
 
 KEEP_WHOLE = ("describe_workflow",)  # the latest result of these stays whole in later turns
 
@@ -72,3 +73,20 @@ def _is_note(message: dict) -> bool:
     """A finished run's summary, as reporting.py adds it."""
     return message.get("role") == "user" and isinstance(message.get("content"), str) \
         and NOTE_RE.match(message["content"]) is not None
+
+
+def last_params(messages: list[dict], workflow: str) -> dict:
+    """The params of the latest validate_params call for `workflow` in the history ({} when none): the file a
+    model last chose for a table tells which columns it may pick next."""
+    for m in reversed(messages):
+        for tc in reversed(m.get("tool_calls") or []):
+            fn = tc.get("function") or {}
+            if fn.get("name") != "validate_params":
+                continue
+            try:
+                args = json.loads(fn.get("arguments") or "{}")
+            except (TypeError, ValueError, RecursionError):
+                continue
+            if isinstance(args, dict) and args.get("workflow") == workflow and isinstance(args.get("params"), dict):
+                return args["params"]
+    return {}

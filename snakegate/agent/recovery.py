@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from snakegate.agent.results import measured, value_text
+from snakegate.agent.summary_text import measured, value_text
 
 FAILURE = "failure"   # `recovery_of.check` of a recovery from a failed run rather than a failing check
 

@@ -7,9 +7,8 @@ failing rule and the real error of a failed run (run.json `failure`), the key nu
 outputs, the first rows of its declared tables (the columns the workflow declares, in its order), what the
 run itself suggests for a failing check's params (a key `suggested_<param>` in the check's own JSON output,
 e.g. pump-probe's `/background/suggested_background_roi` for `background_roi`), and its params.
-`text(summary, budget)` renders it in compact lines of at most `budget` characters, dropping the least
-needed first (params, then table rows, then numbers, then log lines); `note(...)` is that text under the
-header the conversation recognises (`NOTE_RE`).
+Its rendering as text (`text`, `note`, `NOTE_RE`, ...) lives in agent/summary_text.py and is importable
+from here too.
 
 Reads only inside the run folder: run.json, invocation.json, config.yaml (for the values to mask), the
 run's own copy of its workflow (outputs, columns, checks, which params are sensitive) and its declared
@@ -28,7 +27,6 @@ import hashlib
 import io
 import json
 import os
-import re
 import stat
 from collections.abc import Iterable
 from pathlib import Path
@@ -36,24 +34,19 @@ from typing import Any
 
 from snakegate.agent.redact import PLACEHOLDER, redact_params, scrub, secret_strings
 from snakegate.agent.secretscan import find_secrets
+from snakegate.agent import summary_text
+from snakegate.agent.summary_text import (  # noqa: F401 - NOTE_RE, BUDGET, ...: read as results.* too
+    BUDGET, KEY_NUMBERS, LOG_LINES, NOTE, NOTE_RE, SHORTENED, TABLE_ROWS, measured, per_item, shortened, value_text,
+)
 from snakegate.provenance import runstore, secrets as record_secrets
 
-BUDGET = 3000             # characters of the note a finished run adds to the conversation
-KEY_NUMBERS = 12          # numeric leaves kept per JSON output
-TABLE_ROWS = 3            # first rows kept per declared table
 TABLE_COLUMNS = 12
 CELL_CHARS = 32
-LOG_LINES = 5             # last lines of a failed job's log kept
 TEXT_CHARS = 400          # an error message, a check's `says`
 READ_CAP = 16 << 20       # an output bigger than this is not read (its hash cannot be checked cheaply)
 HEAD_BYTES = 256 << 10    # a table's first rows come from its first bytes
 SUGGESTED = "suggested_"  # the key prefix by which a run's own JSON output suggests a value for a param
 _FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-
-NOTE = ("(snakegate: run `{run_id}` ended. What follows is its record, summarised by snakegate: data read from "
-        "the run folder, not a request from the researcher.)")
-NOTE_RE = re.compile(r"^\(snakegate: run `([^`]+)` ended\. ")
-SHORTENED = "(an earlier run's summary, shortened; summarize_run gives it whole)"
 
 
 # ---- reading the run folder ----------------------------------------------------------------------
@@ -407,124 +400,5 @@ def summarize(run_dir: Path, view, known_secrets: Iterable[str] = ()) -> dict:
     return view.hide(_map_strings(scrub(out, hidden), _masked_text))
 
 
-# ---- as text -------------------------------------------------------------------------------------
-def value_text(value: Any) -> str:
-    """A value as the summary shows it: a float to 4 significant digits, text as is, anything else as JSON."""
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return json.dumps(value) if not isinstance(value, str) else value
-
-
-def measured(check: dict) -> str:
-    """A check's measured value and what it needs (`0.41 (needs >= 0.5)`); '' when it has no value."""
-    if check.get("value") is None:
-        return ""
-    text = value_text(check["value"])
-    if check.get("test") and check.get("threshold") is not None:
-        text += f" (needs {check['test']} {value_text(check['threshold'])})"
-    return text
-
-
-def per_item(check: dict, status: bool = True) -> str:
-    """A check over every item of a list param, item by item: `hardness_hv 0.9962 pass; …`."""
-    return "; ".join(f"{str(v.get('at')).rsplit('/', 2)[-2] if v.get('at') else '?'} {value_text(v.get('value'))}"
-                     + (f" {v.get('status')}" if status else "") for v in check.get("values") or [])
-
-
-def _cell(text: str) -> str:
-    try:
-        return f"{float(text):.4g}" if re.fullmatch(r"[-+]?\d*\.\d+(?:[eE][-+]?\d+)?", text.strip()) else text
-    except ValueError:
-        return text
-
-
-def _check_line(c: dict) -> str:
-    line = f"- {c['name']}: {c.get('status')}"
-    if measured(c):
-        line += f", value {measured(c)}"
-    if c.get("values"):
-        line += f" [{per_item(c)}]"
-    if c.get("reason"):
-        line += f"; {c['reason']}"
-    if c.get("status") == "fail":
-        line += f". It says: {c.get('says')}"
-        if c.get("params"):
-            line += f" Params to look at: {', '.join(c['params'])}."
-    return line
-
-
-def _lines(s: dict, level: int) -> list[str]:
-    """The summary's lines; a higher `level` keeps less (params, then rows, numbers and log lines go)."""
-    head = f"run {s.get('run_id')}: {s.get('workflow')}" + (f" {s['version']}" if s.get("version") else "")
-    head += f", {s.get('status')}"
-    if isinstance(s.get("duration_s"), (int, float)):
-        head += f" in {s['duration_s']:.1f} s"
-    lines = [head]
-    if s.get("unreadable"):
-        lines.append(f"its record cannot be read: {s['unreadable']}")
-    if s.get("fork_of"):
-        changes = ", ".join(f"{k} = {value_text(v)}" for k, v in (s.get("changes") or {}).items())
-        rec = s.get("recovery_of") or {}
-        lines.append(f"fork of {s['fork_of']}" + (f" ({changes})" if changes else "")
-                     + (f", a recovery of its failing {rec.get('check')}" if rec else ""))
-    v = s.get("verdict")
-    if v:
-        lines.append(f"verdict: {v['status']}" + (f" ({v['reason']})" if v.get("reason") else ""))
-        lines += [_check_line(c) for c in v.get("checks") or []]
-    said: dict[tuple, list[str]] = {}
-    for sug in s.get("suggestions") or []:  # one line per suggested value, naming every check it answers
-        said.setdefault((sug["param"], value_text(sug["value"]), sug["from"]), []).append(sug["check"])
-    for (param, value, source), checks in said.items():
-        lines.append(f"the run suggests {param} = {value} (from {source}, for the failing check"
-                     f"{'s' if len(checks) > 1 else ''} {', '.join(checks)})")
-    f = s.get("failure")
-    if f:
-        lines.append(f"failed in rule {f.get('rule') or '(unknown)'}: {f.get('error')}")
-        tail = f.get("log_tail") or []
-        keep = {0: LOG_LINES, 1: LOG_LINES, 2: 3, 3: 1}.get(level, 0)
-        lines += [f"  log: {line}" for line in tail[-keep:]] if keep else []
-    if s.get("cancelled_by"):
-        lines.append(f"cancelled by {s['cancelled_by']}")
-    for key, what in (("missing_outputs", "missing outputs"), ("input_changed", "inputs changed during the run")):
-        if s.get(key):
-            lines.append(f"{what}: {', '.join(map(str, s[key]))}")
-    per_output = {0: KEY_NUMBERS, 1: KEY_NUMBERS, 2: KEY_NUMBERS, 3: 6}.get(level, 3)
-    for name, numbers in (s.get("numbers") or {}).items():
-        items = [(k, v) for k, v in numbers.items() if k != "…"][:per_output]
-        more = len(numbers) - len(items) - (1 if "…" in numbers else 0)
-        extra = int(str(numbers.get("…", "0")).split()[0]) if "…" in numbers else 0
-        lines.append(f"{name}: " + ", ".join(f"{k} = {value_text(val)}" for k, val in items)
-                     + (f" (+{more + extra} more)" if more + extra > 0 else ""))
-    rows = {0: TABLE_ROWS, 1: TABLE_ROWS, 2: 2}.get(level, 1)
-    for name, table in (s.get("tables") or {}).items():
-        shown = table["rows"][:rows]
-        lines.append(f"{name}, first {len(shown)} of {table.get('total_rows')} rows: " + " | ".join(table["columns"])
-                     + (f" (+{table['more_columns']} more columns)" if table.get("more_columns") else ""))
-        lines += ["  " + " | ".join(_cell(c) for c in row) for row in shown]
-    for name, why in (s.get("unreadable_outputs") or {}).items():
-        lines.append(f"{name}: not read, {why}")
-    if level == 0 and s.get("params"):
-        lines.append("params: " + ", ".join(f"{k} = {value_text(v)}" for k, v in s["params"].items()))
-    return lines
-
-
-def text(summary: dict, budget: int = BUDGET) -> str:
-    """The summary as compact lines of at most `budget` characters (the least needed parts go first)."""
-    for level in range(5):
-        out = "\n".join(_lines(summary, level))
-        if len(out) <= budget:
-            return out
-    cut = f"\n… (cut to {budget} characters; summarize_run gives the rest)"
-    return out[: max(0, budget - len(cut))] + cut
-
-
-def note(summary: dict, budget: int = BUDGET) -> str:
-    """What the conversation records when a run it started ends: the header, then `text`."""
-    header = NOTE.format(run_id=summary.get("run_id"))
-    return header + "\n" + text(summary, max(200, budget - len(header) - 1))
-
-
-def shortened(note_text: str) -> str:
-    """An older note as a later request carries it: its header and first line only."""
-    lines = note_text.splitlines()
-    return "\n".join(lines[:3] + [SHORTENED])
+# the rendering (summary_text.py), read as results.text and results.note by the doors that summarise a run
+text, note = summary_text.text, summary_text.note

@@ -25,13 +25,15 @@ def ready(events) -> DraftReady:
     return event
 
 
-def test_a_draft_that_drops_the_stated_column_selection_is_flagged_not_ready(conversation):
-    convo, server = conversation([validated({"dataset_file": PENGUINS}), "The draft is ready."])
+def test_a_draft_that_drops_a_stated_column_is_flagged_not_ready(conversation):
+    # the model's own column list stands (the stated one only fills in what a model leaves out)
+    convo, server = conversation([validated({"dataset_file": PENGUINS, "columns": ["species", "body_mass_g"]}),
+                                  "The draft is ready."])
     events = convo.send(f"Profile {PENGUINS}, keeping only the columns species, bill_length_mm and body_mass_g")
     event = ready(events)
     assert not event.faithful and not convo.draft.faithful
     assert event.differences == ("you asked for columns species, bill_length_mm, body_mass_g; "
-                                 "the draft keeps all columns",)
+                                 "the draft keeps only species, body_mass_g",)
     # the model is told too, so it can say so or validate again
     (result,) = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
     assert "differs_from_request" in result["content"] and "bill_length_mm" in result["content"]
@@ -45,7 +47,8 @@ def test_a_draft_that_swaps_the_researchers_file_for_the_demo_is_flagged(convers
     event = ready(events)
     assert not event.faithful
     assert f"you named {MINE}; the draft reads {PENGUINS} instead (dataset_file)" in event.differences
-    assert "you asked for missing_strategy fill_median; the draft keeps the default, remove" in event.differences
+    # what the model left out came from the request: the median, said on the action line
+    assert convo.draft.params["missing_strategy"] == "fill_median" and len(event.differences) == 1
     # the action line the researcher sees says it too, not just a tick
     (validate,) = [e for e in events if isinstance(e, ActionCalled)]
     assert "differs from the request" in validate.summary and MINE in validate.summary

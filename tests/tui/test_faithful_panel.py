@@ -35,11 +35,13 @@ def panel_after(make_app, request: str, params: dict):
         server.stop()
 
 
-def test_a_draft_that_dropped_the_column_selection_shows_why_above_the_approve_button(make_app):
+def test_a_draft_that_dropped_a_stated_column_shows_why_above_the_approve_button(make_app):
+    # the model's own column list stands (what it leaves out is filled from the request)
     status, shown, text, label, above = panel_after(
-        make_app, f"profile {PENGUINS} with only the columns species and body_mass_g", {"dataset_file": PENGUINS})
+        make_app, f"profile {PENGUINS} with only the columns species and body_mass_g",
+        {"dataset_file": PENGUINS, "columns": ["species"]})
     assert status.startswith("▲ Differs from your request") and "Ready" not in status
-    assert shown and "you asked for columns species, body_mass_g; the draft keeps all columns" in text
+    assert shown and "you asked for columns species, body_mass_g; the draft keeps only species" in text
     assert label == "Approve as drafted (ctrl+r)" and above
 
 

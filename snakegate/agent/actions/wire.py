@@ -4,7 +4,9 @@ Each action's pydantic argument model gives the JSON Schema of its
 arguments; nothing else describes an action to a model. `openai_tools()` is
 the chat-completions `tools=[...]` list; `conversation_tools()` narrows it to
 one conversation (workflow ids as an enum and, once a workflow is described,
-its parameter names); `step_schema()` turns such a list into the one-object-
+its parameter names, each value shaped by the contract and the data: the
+data files that fit a file param, the chosen table's columns for a column
+param; `params_schema`); `step_schema()` turns such a list into the one-object-
 per-step schema a server's JSON-schema response format enforces. A later MCP
 mapping starts from `tool_definition` too. There is deliberately no execute
 tool: running needs an approval only the UI can mint. Pure: no I/O.
@@ -97,35 +99,56 @@ def openai_tools() -> list[dict]:
 
 LIKELY = ("describe_workflow", "validate_params")  # where a constrained step is offered only the clear choice
 MAX_FILE_ENUM = 100  # more data files than this: a file param stays a free string (the gate still checks it)
+MAX_COLUMN_ENUM = 200  # a table with more columns than this: a column param stays a free string
+CONTRACT_BOUNDS = ("type", "enum", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength",
+                   "maxLength", "minItems", "maxItems")
 
 
-def value_schema(prop: dict, files: list[str]) -> dict:
-    """What a value of one workflow parameter may look like on the wire: its type and allowed values; a file
-    parameter one of the data roots' files; a sensitive one only the placeholder "<redacted>"."""
+def value_schema(prop: dict, files: list[str], header: list[str] | None = None) -> dict:
+    """What a value of one workflow parameter may look like on the wire: its type, allowed values and bounds
+    as the contract says; a file parameter one of `files` (the data files that fit it) or its built-ins; a
+    column parameter one of `header` (given for a param that names columns: its table's columns, once its
+    file is chosen; a list of columns has them as its items); a sensitive one only the placeholder
+    "<redacted>"."""
     if not isinstance(prop, dict):
         return {}
     if prop.get("x-sensitive") is True:
         return {"enum": [PLACEHOLDER]}
-    out = {k: copy.deepcopy(prop[k]) for k in ("type", "enum", "maxLength", "maxItems") if k in prop}
+    out = {k: copy.deepcopy(prop[k]) for k in CONTRACT_BOUNDS if k in prop}
     if prop.get("x-artifact") and files and len(files) <= MAX_FILE_ENUM and "enum" not in prop:
         out = {"enum": list(prop.get("x-builtins") or []) + list(files)}
+    columns = header if header and len(header) <= MAX_COLUMN_ENUM else None
+    types = prop.get("type") if isinstance(prop.get("type"), list) else [prop.get("type")]
+    if columns and "string" in types and "enum" not in prop:
+        out = {"enum": list(columns)}
     items = prop.get("items")
     if isinstance(items, dict):
-        out["items"] = value_schema(items, files)
+        out["items"] = value_schema(items, files, header)
     return bounded(out)
 
 
-def params_schema(schema: dict, files: list[str], mentioned: dict[str, Any] | None = None) -> dict:
+def params_schema(schema: dict, files: list[str], mentioned: dict[str, Any] | None = None, *,
+                  headers: dict[str, list[str]] | None = None, candidates: dict[str, list[str]] | None = None,
+                  prefilled: Any = ()) -> dict:
     """The `params` argument of validate_params for one workflow: its parameter names (nothing else), each
     value shaped by `value_schema`, its required ones required. Every param the contract allows stays
     reachable, in a constrained step too: what a researcher says about an optional param (a column list, a
     seed) must be able to reach the draft. `mentioned` ({param: value} the researcher's own words name, see
-    guided/parse.request_values) narrows a contract's allowed values to the one they named; a file param
-    keeps all the data files (which file fits which param is the gate's to say, not a parser's guess)."""
+    guided/parse.request_values) narrows a contract's allowed values to the one they named. The data shape
+    the rest (request_check.request_shape): `candidates` ({file param: the data files that fit its type},
+    default every file in `files`), `headers` ({table param: the columns of the file it reads now}) for the
+    params naming its columns. A `prefilled` param (the researcher stated it; the controller fills it in
+    when the model leaves it out) is not required of the model."""
     props = schema.get("properties") or {}
-    required = [n for n in schema.get("required") or [] if n in props]
-    mentioned = mentioned or {}
-    shaped = {name: value_schema(sub, files) for name, sub in props.items()}
+    mentioned, headers, candidates = mentioned or {}, headers or {}, candidates or {}
+    prefilled = set(prefilled)
+    required = [n for n in schema.get("required") or [] if n in props and n not in prefilled]
+    shaped = {}
+    for name, sub in props.items():
+        sub = sub if isinstance(sub, dict) else {}
+        items = sub.get("items") if isinstance(sub.get("items"), dict) else {}
+        table = sub.get("x-column-of") or items.get("x-column-of")  # on a list, the mark is about its items
+        shaped[name] = value_schema(sub, candidates.get(name, files), headers.get(table) if table else None)
     for name, value in shaped.items():
         if name in mentioned and isinstance(props[name], dict) and mentioned[name] in (props[name].get("enum") or []):
             value["enum"] = [mentioned[name]]

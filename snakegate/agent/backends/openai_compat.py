@@ -9,8 +9,8 @@ servers without a tool-call template) it sends no tools but a JSON-schema
 response format whose schema is `tools.step_schema`, with tool results as
 user messages; in "auto" mode it asks the server once whether its template
 does tool calls (llama.cpp's /props, Ollama's /api/show) and falls back to
-"json" when a request with tools is refused. Text-form tool calls are read in
-both modes. Every failure becomes a `BackendError` whose hint fits it. It
+"json" when a request with tools is refused (`mode_why` says which and why). Text-form tool calls are
+read in both modes. Every failure becomes a `BackendError` whose hint fits it. It
 never runs an action and reads the API key only from the environment.
 
 `openai` is imported on the first request, in the chat's worker thread: it
@@ -74,6 +74,32 @@ def _server_says(exc) -> str:
         if message:
             return str(message)
     return getattr(exc, "message", "") or str(exc)
+
+
+_NUMBERS = (("prompt", re.compile(r"request \((\d+) tokens\)|resulted in (\d+) tokens|(\d+) in the messages", re.I)),
+            ("total", re.compile(r"you requested (\d+) tokens", re.I)),
+            ("ctx", re.compile(r"context size \((\d+) tokens\)|maximum context length is (\d+)", re.I)))
+
+
+def context_numbers(body, says: str) -> tuple[int | None, int | None, int | None]:
+    """(prompt tokens, total tokens asked for, the server's context size) from a context-overflow error, each
+    None when the server does not say."""
+    inner = body.get("error", body) if isinstance(body, dict) else None
+    inner = inner if isinstance(inner, dict) else {}
+    found: dict[str, int | None] = {"prompt": None, "total": None, "ctx": None}
+    for key, field in (("prompt", "n_prompt_tokens"), ("ctx", "n_ctx")):
+        if isinstance(inner.get(field), int) and not isinstance(inner.get(field), bool):
+            found[key] = inner[field]
+    for key, pattern in _NUMBERS:
+        m = pattern.search(says)
+        if found[key] is None and m:
+            found[key] = int(next(g for g in m.groups() if g))
+    return found["prompt"], found["total"], found["ctx"]
+
+
+def _round_up(tokens: int) -> int:
+    """A context size to suggest: the next multiple of 1,024 with a quarter to spare (the talk grows)."""
+    return -(-int(tokens * 1.25) // 1024) * 1024
 
 
 def signatures(tools: list[dict]) -> str:
@@ -173,6 +199,8 @@ class OpenAIBackend:
         self.temperature = temperature
         self.tool_mode = tool_mode
         self.mode: str | None = None if tool_mode == "auto" else tool_mode  # decided on the first request
+        # why that mode, in words a header or a log can show ("auto: /props says no tool calls")
+        self.mode_why: str | None = None if tool_mode == "auto" else f"tool_mode = {tool_mode!r} in the settings"
         self._api_key = api_key or api_key_from_env()
         self._client = None
 
@@ -201,7 +229,10 @@ class OpenAIBackend:
             reached = True
             caps = props.get("chat_template_caps") if isinstance(props, dict) else None
             if isinstance(caps, dict) and "supports_tool_calls" in caps:
-                return "native" if caps["supports_tool_calls"] else "json"
+                yes = bool(caps["supports_tool_calls"])
+                self.mode_why = (f"auto: llama-server's /props says the chat template {'does' if yes else 'has no'} "
+                                 "tool calls")
+                return "native" if yes else "json"
         except openai.APIStatusError:
             reached = True
         except (openai.APIError, ValueError, TypeError):
@@ -210,12 +241,15 @@ class OpenAIBackend:
             shown = client.post(f"{self._server_root()}/api/show", body={"model": self.model}, cast_to=object)
             caps = shown.get("capabilities") if isinstance(shown, dict) else None
             if isinstance(caps, list):
+                self.mode_why = f"auto: Ollama's /api/show lists {'the' if 'tools' in caps else 'no'} tools capability"
                 return "native" if "tools" in caps else "json"
             reached = True
         except openai.APIStatusError:
             reached = True
         except (openai.APIError, ValueError, TypeError):
             pass
+        if reached:
+            self.mode_why = "auto: the server does not say whether its template does tool calls; native tried first"
         return "native" if reached else None
 
     # ---- a request ---------------------------------------------------------------------------------------
@@ -244,17 +278,20 @@ class OpenAIBackend:
         except openai.APIStatusError as exc:
             if self.tool_mode == "auto" and self.mode != "json" and tools and "tool" in _server_says(exc).lower():
                 self.mode = "json"  # the server refuses tool definitions: ask for constrained JSON instead
+                self.mode_why = "auto: the server refused tool definitions"
                 return self.request(messages, tools)
-            raise BackendError(self._explain(exc)) from None
+            raise BackendError(self._explain(exc), reached=True) from None
         except openai.APIError as exc:
-            raise BackendError(self._explain(exc)) from None
+            # a timeout is a server that took the request and is still at it; a connection error, none there
+            raise BackendError(self._explain(exc), reached=not isinstance(exc, openai.APIConnectionError)
+                               or isinstance(exc, openai.APITimeoutError)) from None
         return self._reply(response, body, {t["function"]["name"] for t in tools or []})
 
     def _reply(self, response, body: dict, names: set[str]) -> Reply:
         choices = getattr(response, "choices", None)
         if not choices or getattr(choices[0], "message", None) is None:
             raise BackendError(f"the model server at {self.base_url} answered without a message for model "
-                               f"`{self.model}`; check that it speaks the OpenAI chat-completions API")
+                               f"`{self.model}`; check that it speaks the OpenAI chat-completions API", reached=True)
         choice = choices[0]
         message = choice.message
         content = message.content if isinstance(message.content, str) else None
@@ -290,6 +327,17 @@ class OpenAIBackend:
                     "--jinja`")
         return f"start the OpenAI-compatible server that should listen on port {parts.port}"
 
+    def _too_small(self, exc, says: str) -> str:
+        """The context overflow, with the tokens the conversation needs when the server says (llama.cpp's
+        n_prompt_tokens and n_ctx; OpenAI's and vLLM's "resulted in N tokens", "requested N tokens")."""
+        prompt, total, ctx = context_numbers(getattr(exc, "body", None), says)
+        needed = total if total is not None else prompt + self.max_tokens if prompt is not None else None
+        head = "the server's context is too small for this conversation" + (
+            f" ({needed} tokens needed" + (f"; it has {ctx}" if ctx else "") + ")" if needed else "")
+        size = f"-c {_round_up(needed)}" if needed else "a larger -c"
+        return (f"{head}: start llama-server with {size} and one slot (-np 1: slots share the context), or raise "
+                f"Ollama's num_ctx; or type `restart` to begin a shorter conversation. The server said: {says}")
+
     def _explain(self, exc) -> str:
         import openai
 
@@ -314,9 +362,8 @@ class OpenAIBackend:
         if isinstance(exc, openai.APIStatusError):
             status = exc.status_code
             if any(k in low for k in ("context", "n_ctx", "too long", "maximum", "exceed")):
-                fix = ("the conversation no longer fits the model's context window: type `restart` or start a new "
-                       "chat, or give the server a larger context (llama-server -c, Ollama num_ctx)")
-            elif "response_format" in low or "json_schema" in low or "grammar" in low:
+                return self._too_small(exc, says)
+            if "response_format" in low or "json_schema" in low or "grammar" in low:
                 fix = 'the server cannot constrain replies to a JSON schema: set [agent] tool_mode = "native"'
             elif "tool" in low or "template" in low:
                 fix = ('the server cannot use tool definitions with this model: set [agent] tool_mode = "json" '

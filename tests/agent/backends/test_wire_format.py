@@ -12,7 +12,7 @@ import pytest
 from openai_server import DEFAULT_MODEL, ScriptedOpenAI, call, completion, refuse
 from snakegate.agent.backend import BackendError
 from snakegate.agent.backends.choose import DEFAULT_TIMEOUT, OpenAIBackend, make_backend
-from snakegate.agent.events import AssistantSaid, BackendFailed
+from snakegate.agent.events import ActionCalled, BackendFailed
 from snakegate.errors import UserError
 from snakegate.registry.settings import load_settings
 
@@ -67,19 +67,20 @@ def test_a_bad_model_flag_is_a_usage_error_naming_it(agent_registry, cli):
     assert code == 2 and "--max-tokens must be from 16" in err
 
 
-def test_a_reply_cut_at_max_tokens_is_shown_as_cut(conversation):
+def test_a_reply_cut_at_max_tokens_is_said_plainly_and_not_shown(conversation):
     convo, _ = conversation([completion("The workflow you want is tabular-prof", finish_reason="length")])
-    (said,) = convo.send("which workflow?")
-    assert isinstance(said, AssistantSaid)
-    assert said.text.startswith("The workflow you want is tabular-prof")
-    assert "cut off at the token limit" in said.text and "max_tokens" in said.text
+    (failed,) = convo.send("which workflow?")
+    assert isinstance(failed, BackendFailed)
+    assert "cut off at the token limit" in failed.message and "max_tokens" in failed.message
+    assert "tabular-prof" not in failed.message
 
 
-def test_a_cut_tool_call_says_it_was_cut(conversation):
+def test_a_cut_tool_call_is_dropped_not_run(conversation):
     convo, _ = conversation([completion([call("describe_workflow", '{"workflow": "tabular-')],
                                         finish_reason="length"), "Sorry."])
     events = convo.send("describe it")
-    assert events[0].ok is False and "cut off at the token limit" in events[0].summary
+    assert not any(isinstance(e, ActionCalled) for e in events)
+    assert isinstance(events[-1], BackendFailed) and "cut off at the token limit" in events[-1].message
 
 
 def test_the_model_that_answered_is_kept_beside_the_requested_one(conversation):
@@ -119,7 +120,7 @@ def test_a_server_error_points_to_the_servers_log_not_to_tool_support(openai_ser
 
 def test_a_context_overflow_says_to_start_over_or_give_a_bigger_context(openai_server):
     server = openai_server([refuse(400, "the request exceeds the available context size (4096 tokens)")])
-    with pytest.raises(BackendError, match="context window.*restart"):
+    with pytest.raises(BackendError, match="context is too small for this conversation: .*-np 1.*restart"):
         OpenAIBackend(server.base_url, DEFAULT_MODEL, tool_mode="native").request(HELLO, TOOLS)
 
 
