@@ -144,6 +144,8 @@ SLOW_PATHS: tuple[str, ...] = (
     "registry/test_own_registry.py::test_snakegate_new_with_examples_brings_the_curated_workflows_and_their_data",
     "registry/test_own_registry.py::test_the_new_registry_runs_on_slurm_with_the_profile_it_was_given",
     "registry/test_own_registry.py::test_the_registry_types_in_snakegate_toml_are_the_ones_the_installed_snakegate_lists",
+    "registry/test_own_registry.py::test_the_readmes_main_job_runs_from_a_source_checkout_with_snakegate_installed_from_it",
+    "tui/test_plan_history.py",
     "tui/test_chat_app.py::test_a_draft_runs_once_and_a_repeat_needs_a_confirmation_that_says_so",
     "tui/test_chat_command.py::test_a_model_without_a_server_url_ends_the_chat_with_exit_2_naming_the_fix",
     "tui/test_chat_command.py::test_chat_starts_in_a_terminal_and_quits_with_ctrl_q",
