@@ -21,6 +21,7 @@ import re
 from typing import Any
 
 from snakegate.config.read import parse_yaml
+from snakegate.metaschemas import artifact_types
 
 KEEP_DEFAULT = {"", "default", "skip", "-"}  # the TUI may not send an empty message, so words count too
 TRUE_WORDS = {"yes", "y", "true"}
@@ -36,7 +37,12 @@ NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 
 
 class Unclear(Exception):
-    """An answer that does not convert to the parameter's type; the message says what was expected."""
+    """An answer that does not convert to the parameter's type; the message says what was expected.
+    `suggestion`, when set, is the corrected value the message offers ("did you mean …?"): a `yes` takes it."""
+
+    def __init__(self, message: str, suggestion: Any = None) -> None:
+        super().__init__(message)
+        self.suggestion = suggestion
 
 
 _NONE = object()
@@ -116,7 +122,9 @@ def typed(p: dict, text: str, choices: list) -> Any:
         if "enum" in p:
             close = difflib.get_close_matches(text, [str(c) for c in choices], n=1)
             raise Unclear(f"`{text}` is not one of the choices for `{p['name']}`"
-                          + (f"; did you mean `{close[0]}`?" if close else "; pick a number from the list."))
+                          + (f"; did you mean `{close[0]}`? (`yes` takes it)" if close
+                             else "; pick a number from the list."),
+                          suggestion=pick(close[0], choices) if close else None)
         if text.isdigit() and not {"integer", "number"} & set(types):
             raise Unclear(f"`{text}` is not on the list; pick a number from 1 to {len(choices)} or type a value.")
     return _scalar(text, types, f"`{p['name']}`", example(types, p))
@@ -290,11 +298,54 @@ def check(p: dict, value: Any, columns: list[str] | None) -> None:
     if columns is None:
         return
     names = list(value) if is_bounds(p) and isinstance(value, dict) else values if p.get("column_of") else []
-    for v in names:
-        if isinstance(v, str) and v not in columns:
-            close = difflib.get_close_matches(v, columns, n=1)
-            raise Unclear(f"`{v}` is not a column of the table" + (f"; did you mean `{close[0]}`?" if close else
-                                                                   f" (columns: {', '.join(columns[:30])})."))
+    wrong = [v for v in names if isinstance(v, str) and v not in columns]
+    if not wrong:
+        return
+    close = {v: (difflib.get_close_matches(v, columns, n=1) or [None])[0] for v in wrong}
+    lines = [f"`{v}` is not a column of the table" + (f"; did you mean `{close[v]}`?" if close[v] else ".")
+             for v in wrong]  # every wrong name at once: one answer, one round of fixes
+    fixed = None
+    if all(close.values()):
+        fixed = ({close.get(k, k): b for k, b in value.items()} if isinstance(value, dict) else
+                 [close.get(v, v) for v in value] if isinstance(value, list) else close[value])
+        lines.append("`yes` takes " + ("these names." if len(wrong) > 1 else "it."))
+    if not all(close.values()):
+        lines.append(f"Columns: {', '.join(columns[:30])}.")
+    raise Unclear("\n".join(lines), suggestion=fixed)
+
+
+# ---- which file fits which artifact type ----------------------------------------------------------
+# A .txt may hold any text (a table, a list of names): its extension says nothing against a declared type.
+NEUTRAL_TYPES = {"text"}
+
+
+def type_of_file(path: str, exclude: str = "") -> str | None:
+    """The artifact type (other than `exclude` and the neutral ones) whose extensions end `path`, the longest
+    match first (`.fq.gz` is fastq.gz, not an unknown `.gz`); None when no type claims it."""
+    name = path.lower().rstrip("/").rsplit("/", 1)[-1]
+    claims = [(len(ext), t) for t, spec in artifact_types().items() if t != exclude and t not in NEUTRAL_TYPES
+              for ext in spec.get("extensions") or () if name.endswith(ext.lower())]
+    return max(claims)[1] if claims else None
+
+
+def fits(path: str, artifact: str) -> bool:
+    """Whether a file may fill a param of type `artifact`, judged by its name: yes when the type declares no
+    extensions, when the name ends in one of them, or when no other type claims the name (a folder, an
+    unusual extension: the gate reads the content); no when it is another type's file (a FASTQ for a FASTA)."""
+    extensions = [e.lower() for e in artifact_types().get(artifact, {}).get("extensions") or ()]
+    name = path.lower().rstrip("/")
+    if not extensions or name.endswith(tuple(extensions)):
+        return True
+    return type_of_file(path, exclude=artifact) is None
+
+
+def misfit(path: str, artifact: str) -> str | None:
+    """A sentence saying why `path` does not fit a param of type `artifact` (None when it fits)."""
+    if fits(path, artifact):
+        return None
+    extensions = artifact_types().get(artifact, {}).get("extensions") or ()
+    return (f"`{path}` is a {type_of_file(path, exclude=artifact)} file, not {article(artifact)} file; "
+            f"pick a file ending in {', '.join(extensions)}.")
 
 
 # ---- values a first request already names --------------------------------------------------------
@@ -304,7 +355,7 @@ def _norm(text: str) -> str:
 
 def request_values(text: str, params: list[dict]) -> dict[str, Any]:
     """{param: value} for what the request names unambiguously: `name=value`, a file path for the one
-    artifact param whose extension it has, an allowed value (whole, or one unique part of four letters or
+    artifact param whose type it fits (`fits`: a FASTQ never fills a FASTA param), an allowed value (whole, or one unique part of four letters or
     more: "median" -> fill_median, "leave-one-out" -> leave_one_out; "fit" is not fit_area)."""
     found: dict[str, Any] = {}
     by_name = {p["name"]: p for p in params}
@@ -313,10 +364,8 @@ def request_values(text: str, params: list[dict]) -> dict[str, Any]:
             found[m.group(1)] = as_value(unquote(m.group(2)))
     paths = [w.strip(".,;:!?()\"'`") for w in text.split() if "/" in w or re.search(r"\.\w{2,5}[.,;:!?]?$", w)]
     for path in paths:
-        suffix = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
-        takers = [p for p in params if p.get("artifact") and p["name"] not in found]
-        if len(takers) > 1 and suffix:  # several file params: the one whose type names the extension
-            takers = [p for p in takers if suffix in str(p["artifact"])]
+        # only a param whose artifact type the file fits: reads (alpha.fq.gz) never become a FASTA reference
+        takers = [p for p in params if p.get("artifact") and p["name"] not in found and fits(path, p["artifact"])]
         if len(takers) == 1 and "=" not in path:
             found[takers[0]["name"]] = path
     words = {_norm(w.strip(".,;:!?()\"'`")) for w in re.split(r"\s+", text) if w.strip()}
@@ -332,7 +381,37 @@ def request_values(text: str, params: list[dict]) -> dict[str, Any]:
         hit = whole if len(whole) == 1 else parts if len(parts) == 1 else []
         if hit:
             found[p["name"]] = hit[0]
+    found.update(predicted_column(text, [p for p in params if p["name"] not in found]))
     return found
+
+
+_PREDICT = re.compile(r"\bpredict(?:s|ing)?\s+(?:the\s+)?(?:column\s+)?[`'\"]?([A-Za-z_][\w.\-]*[A-Za-z0-9_])", re.I)
+
+
+def predicted_column(text: str, params: list[dict]) -> dict[str, str]:
+    """{label param: column} for "predicting species" / "predict the column quality_class": the one scalar
+    column param named for a label, target or class takes the word after "predict"."""
+    m = _PREDICT.search(text)
+    takers = [p for p in params if p.get("column_of") and "array" not in types_of(p)
+              and re.search(r"label|target|class", p["name"], re.I)]
+    if not m or len(takers) != 1 or m.group(1).lower() in FILLER:
+        return {}
+    return {takers[0]["name"]: m.group(1)}
+
+
+def _stem_words(text: str) -> set[str]:
+    """Lower-case words of four letters or more, each also without a plural s ("penguins" -> "penguin")."""
+    words = {w for w in re.split(r"[^a-z0-9]+", text.lower()) if len(w) >= 4}
+    return words | {w[:-1] for w in words if w.endswith("s")}
+
+
+def file_from_words(text: str, files: list[str], ignore: str = "") -> str | None:
+    """The one file of `files` whose name shares a word with the request ("my penguins table" ->
+    data/examples/tabular-penguins.csv); None when none or several do. Words of `ignore` (the workflow's id and
+    title: "classifier" in "benchmark a classifier") and filler are no cue."""
+    said = _stem_words(text) - _stem_words(ignore) - FILLER
+    hits = [f for f in files if said & _stem_words(f.rsplit("/", 1)[-1].rsplit(".", 1)[0])]
+    return hits[0] if len(hits) == 1 else None
 
 
 def column_from_request(text: str, params: list[dict], columns: list[str], taken: set[str]) -> tuple[str, str] | None:
