@@ -1,11 +1,15 @@
 """The guided dialogue's parameter filling: ask one question per parameter, check each answer, then validate.
 
 A mixin of `GuidedBackend` (dialogue.py) holding the part of the state machine
-that fills a described workflow: values a first request already named,
+that fills a described workflow: values a first request already named (a
+file only for a param whose artifact type it fits; "my penguins table" for the
+one data file whose name shares a word with the request),
 questions in schema order (required first) offering files, columns and
 allowed values, each answer checked as it is given (type, allowed value,
-range, column of the table, and a path through `inspect_data`, which refuses
-anything outside the data roots) and asked again at once when it fails;
+range, column of the table — every wrong name at once, and a `yes` takes a
+"did you mean" — a file of the param's type, and a path through `inspect_data`,
+which refuses anything outside the data roots) and asked again at once when it
+fails; a default that is no column of the chosen table is never kept;
 `set`, `back`, `done`, `show`; and `validate_params` at the end, whose
 refusals come back as the next question. It never decides validity beyond
 that: the gate does.
