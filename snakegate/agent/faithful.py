@@ -2,7 +2,7 @@
 
 The gate proves a draft runnable; this says whether it is what was asked.
 `stated()` reads the researcher's own messages with the guided dialogue's
-parser (guided/parse.py: `request_values`, `named_files`, `named_columns`,
+parser (guided/parse.py: `request_values`; guided/stated.py: `named_files`, `named_columns`,
 `claimed_columns`, `param_numbers`): the files they named, the columns of the
 draft's tables they named (to keep, "only", or to leave out, "not"), names
 they called columns that the table does not have, allowed values and numbers
@@ -25,9 +25,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from snakegate.agent.guided.parse import (
-    claimed_columns, named_columns, named_files, param_numbers, request_values, types_of,
-)
+from snakegate.agent.guided.parse import request_values, types_of
+from snakegate.agent.guided.stated import claimed_columns, named_columns, named_files, param_numbers
 
 
 @dataclass(frozen=True)

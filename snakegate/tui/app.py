@@ -2,7 +2,9 @@
 
 Owns the app's shell: the layout, the key bindings, loading the registry and
 the conversation after the first paint (so the window is up at once), the
-history screen and quitting. The conversation turns live in turns.py and the
+history screen and quitting. The input keeps the focus: PageUp/PageDown scroll
+the transcript from it, and the line above it (asking.py) keeps the guided
+dialogue's open question, its default and the `back`/`done` words in view. The conversation turns live in turns.py and the
 approvals and runs in runs.py and a bounded refinement's in refine_runs.py (mixins
 of this class; they are the only places an approval is minted, on the
 researcher's key or click).
@@ -22,6 +24,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Header, Input
 
 from snakegate.tui import present
+from snakegate.tui.asking import AskingLine
 from snakegate.tui.background import in_thread
 from snakegate.tui.draft_panel import DraftPanel
 from snakegate.tui.refine_runs import RefineMixin
@@ -45,6 +48,9 @@ class ChatApp(TurnsMixin, RunsMixin, RefineMixin, App[None]):
         Binding("ctrl+o", "history", "History"),
         Binding("ctrl+n", "new_conversation", "New chat"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
+        # the input keeps the focus, so the transcript scrolls from here (the input has no use for these keys)
+        Binding("pageup", "scroll_transcript(-1)", "Scroll up", show=False, priority=True),
+        Binding("pagedown", "scroll_transcript(1)", "Scroll down", show=False, priority=True),
     ]
 
     def __init__(self, connect, *, approved_by: str, settings=None):
@@ -65,6 +71,7 @@ class ChatApp(TurnsMixin, RunsMixin, RefineMixin, App[None]):
         with Horizontal(id="main"):
             with Vertical(id="chat"):
                 yield Transcript(id="transcript")
+                yield AskingLine(id="asking")
                 yield Input(placeholder=PROMPT, id="prompt")
             with Vertical(id="side"):
                 yield DraftPanel(id="draft-panel")
@@ -121,6 +128,7 @@ class ChatApp(TurnsMixin, RunsMixin, RefineMixin, App[None]):
         self.transcript.show_events(self.conversation.opening())
         self._connected.set()
         self._refresh_approve()
+        self.show_asking()
 
     def on_connect_failed(self, message: ConnectFailed) -> None:
         self.exit(return_code=2, message=Text(f"snakegate chat: {message.message}"))
@@ -136,9 +144,18 @@ class ChatApp(TurnsMixin, RunsMixin, RefineMixin, App[None]):
             return self.running  # otherwise ctrl+c keeps its usual meaning (copy, or a hint how to quit)
         if action == "cancel_turn":
             return self.thinking and self.screen is self.screen_stack[0]
-        if action in ("approve", "history", "new_conversation"):
+        if action in ("approve", "history", "new_conversation", "scroll_transcript"):
             return self.screen is self.screen_stack[0]  # the chat's own keys; other screens have theirs
         return True
+
+    def action_scroll_transcript(self, direction: int) -> None:
+        """PageUp / PageDown: a page of the transcript, whatever has the focus on the chat screen."""
+        if self.screen is not self.screen_stack[0]:
+            return
+        if direction < 0:
+            self.transcript.scroll_page_up(animate=False)
+        else:
+            self.transcript.scroll_page_down(animate=False)
 
     def action_history(self) -> None:
         from snakegate.tui.history import HistoryScreen

@@ -1,4 +1,6 @@
-"""The draft panel: the draft's state, the approve key, masked fields for sensitive params, the params.
+"""The draft panel: the draft's state, the approve key and whose approval it records, masked fields for
+sensitive params, the params. Tab never lands on the approve button or the params (a Tab then Enter must not
+approve; the input keeps the focus); only the masked fields take the focus.
 
 Owns presentation only. The app decides what can be approved and mints the
 Approval; this widget is told what to show, on the UI thread. A draft that differs from
@@ -38,9 +40,14 @@ class DraftPanel(Vertical):
         yield Static(present.draft_status("none"), id="draft-status", classes="none", markup=False)
         yield Static(NO_DRAFT, id="draft-summary", markup=False)
         yield Static("", id="draft-differs", markup=False)  # what the draft did not take from the request
-        yield Button("Approve and run (ctrl+r)", id="approve", variant="success", disabled=True, compact=True)
+        # Never focused by Tab: a Tab then Enter typed out of habit must not approve, and the input keeps the
+        # focus (the button still takes a click; ctrl+r is the key)
+        approve = Button("Approve and run (ctrl+r)", id="approve", variant="success", disabled=True, compact=True)
+        approve.can_focus = False
+        yield approve
+        yield Static("", id="approver", markup=False)  # who ctrl+r approves as, shown before it is pressed
         yield Vertical(id="secrets")
-        with VerticalScroll(id="draft-body"):
+        with VerticalScroll(id="draft-body", can_focus=False):  # the wheel scrolls it; the focus stays put
             yield Static("", id="draft-params")
             yield Static("", id="draft-config", markup=False)
 
@@ -51,6 +58,9 @@ class DraftPanel(Vertical):
         status = self.query_one("#draft-status", Static)
         status.update(text)
         status.set_classes(state)
+
+    def set_approver(self, text: str) -> None:
+        self.query_one("#approver", Static).update(text)
 
     def set_approvable(self, enabled: bool, label: str = "Approve and run (ctrl+r)") -> None:
         button = self.query_one("#approve", Button)

@@ -136,6 +136,11 @@ def fork_note(draft, schema: dict | None) -> str | None:
     return kind + (f": {changes}" if changes else "")
 
 
+def approver_text(who: str) -> str:
+    """The line under the approve button: whose approval ctrl+r records (`snakegate chat --user` sets it)."""
+    return f"approver: {who}"
+
+
 def draft_status(state: str, **facts: str) -> str:
     return DRAFT_STATUS[state].format(**facts)
 

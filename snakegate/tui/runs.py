@@ -91,6 +91,7 @@ class RunsMixin:
         label = ("Run again… (ctrl+r)" if state == "used" else "Approve as drafted (ctrl+r)" if state == "differs"
                  else "Approve and run (ctrl+r)")
         self.panel.set_approvable(self.can_approve(), label)
+        self.panel.set_approver(present.approver_text(self.approved_by))
         self.refresh_bindings()
 
     # ---- approving ----------------------------------------------------------------------------------------

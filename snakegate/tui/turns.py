@@ -4,7 +4,8 @@
 in a daemon thread (background.py): the screen never waits for the model,
 Esc abandons the turn at once (the conversation rolls it back), and ctrl+q
 quits at once. A message the model could not answer, or one the researcher
-stopped, goes back into the input. Drafts that arrive are shown on the panel;
+stopped, goes back into the input. An empty Enter while the guided dialogue asks a question with a
+usable default sends `default` (the line above the input says so); otherwise it sends nothing. Drafts that arrive are shown on the panel;
 a withdrawn draft (the researcher started over or moved to another workflow)
 leaves the panel at once, so it can never be approved while a new one is
 being filled. Sensitive params are typed in the panel's masked fields and
@@ -57,10 +58,25 @@ class TurnsMixin:
         if event.input.id != "prompt":
             return
         text = event.value.strip()
-        if not text or self.thinking:
+        if self.thinking:
+            return
+        if not text:
+            default = (self._asking() or {}).get("default")
+            if default is not None:  # an empty Enter keeps the default the line above the input shows
+                self.start_turn("default", shown=f"(empty Enter: keep the default `{default}`)", restorable=False)
             return
         event.input.clear()
         self.start_turn(text, shown=text, restorable=True)
+
+    def _asking(self) -> dict | None:
+        """The open question of the guided dialogue (its `status()`); None for a model or when none is open."""
+        status = getattr(getattr(self.conversation, "backend", None), "status", None)
+        return status() if callable(status) else None
+
+    def show_asking(self) -> None:
+        from snakegate.tui.asking import AskingLine
+
+        self.query_one("#asking", AskingLine).show(None if self.thinking else self._asking())
 
     def start_turn(self, text: str, *, shown: str, restorable: bool) -> None:
         """Send `text` (shown in the transcript as `shown`); `restorable`: put it back in the input if the
@@ -125,6 +141,7 @@ class TurnsMixin:
         if any(isinstance(e, BackendFailed) for e in message.events):
             self._give_back_text()
         self._set_thinking(False)
+        self.show_asking()
         self._next_waiting()
 
     # ---- a run ended ------------------------------------------------------------------------------------------

@@ -121,6 +121,11 @@ async def approve_and_wait(pilot, timeout: float = 300.0) -> str:
     return text_of(app.query_one("#run-status"))
 
 
+def assistant_texts(app) -> list[str]:
+    """What the assistant said in the transcript, oldest first, as the Markdown it was given."""
+    return [w.source for w in app.query("#transcript > .assistant")]
+
+
 def text_of(widget) -> str:
     """What a Static shows, as plain text (a Rich renderable such as the params table is rendered first)."""
     content = widget.content

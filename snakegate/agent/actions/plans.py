@@ -26,7 +26,7 @@ from pydantic import Field
 
 from snakegate.agent.actions import limits
 from snakegate.agent.actions.base import (
-    RARE, ActionContext, Args, PlanOutline, PlanStep, Proposal, Refused, find_workflow,
+    RARE, ActionContext, Args, ForkOrigin, PlanOutline, PlanStep, Proposal, Refused, find_workflow,
 )
 from snakegate.agent.actions.data import portable
 from snakegate.agent.actions.registry import take_sensitive
@@ -284,6 +284,15 @@ def draft_name(label: str | None) -> str:
 
 
 def _passed(ctx: ActionContext, config: dict, result: PlanResult, verb: str):
+    shown, proposal = plan_proposal(ctx, config, result)
+    chain = " → ".join(result.order)
+    return shown, (f"{verb}: the plan passes the gate ({chain}; invocation {result.invocation_id[:12]}…)"), proposal
+
+
+def plan_proposal(ctx: ActionContext, config: dict, result: PlanResult,
+                  fork: ForkOrigin | None = None) -> tuple[dict, Proposal]:
+    """The model's view of a plan that passed the gate, and the Proposal behind it (a fork of a plan run:
+    with its origin, so the approval re-runs only what changed)."""
     steps = []
     for name in result.order:
         wf = ctx.registry.get(result.steps[name].workflow)
@@ -293,12 +302,11 @@ def _passed(ctx: ActionContext, config: dict, result: PlanResult, verb: str):
     outline = PlanOutline(result.label, tuple(steps))
     config_path = Path(ctx.settings.drafts_dir) / f"{draft_name(result.label)}-{result.invocation_id[:12]}.yaml"
     proposal = Proposal(workflow=outline.title, version="", invocation_id=result.invocation_id, params={},
-                        config_path=config_path, plan=outline)
+                        config_path=config_path, plan=outline, fork=fork)
     shown = {"ok": True, "plan": result.label, "invocation_id": result.invocation_id, "order": list(result.order),
              "steps": [{"name": s.name, "workflow": s.workflow, "version": s.version,
                         "params": redact_params(ctx.registry.get(s.workflow).schema, s.params),
                         "takes": [{"param": p, "from": src, "output": out} for p, src, out in s.takes]}
                        for s in steps],
              "config_path": portable(config_path.absolute(), ctx.settings.registry_root)}
-    chain = " → ".join(result.order)
-    return shown, (f"{verb}: the plan passes the gate ({chain}; invocation {result.invocation_id[:12]}…)"), proposal
+    return shown, proposal

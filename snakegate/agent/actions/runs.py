@@ -24,7 +24,9 @@ from typing import Any
 from pydantic import Field
 
 from snakegate.agent.actions.base import RARE, ActionContext, Args, ForkOrigin, Refused
+from snakegate.agent.actions.plans import plan_proposal
 from snakegate.agent.actions.registry import gate_errors, proposal_for
+from snakegate.plan.config import is_plan
 from snakegate.agent.redact import PLACEHOLDER, redact_params, secret_strings, sensitive_values
 from snakegate.errors import UserError
 from snakegate.run.fork import ForkRefused, parent_invocation, plan_fork
@@ -266,10 +268,13 @@ def fork_run(ctx: ActionContext, args: ForkRunArgs):
                       "change a parameter that affects a job, or ask the researcher what to change")
     except UserError as exc:
         raise Refused("bad_arguments", exc.message, "name params as describe_workflow lists them")
-    wf = ctx.registry.get(plan.result.workflow)
     fork = ForkOrigin(parent_run=parent.name, parent_invocation_id=plan.parent_invocation_id,
                       changes=dict(plan.changes), changed_rules=tuple(plan.changed_rules))
-    shown, proposal = proposal_for(ctx, wf, plan.invocation["params"], plan.result, fork=fork)
+    if is_plan(plan.invocation):  # a plan run's fork: changes are <step>.<param>, the draft is a plan
+        shown, proposal = plan_proposal(ctx, plan.invocation, plan.result, fork=fork)
+    else:
+        wf = ctx.registry.get(plan.result.workflow)
+        shown, proposal = proposal_for(ctx, wf, plan.invocation["params"], plan.result, fork=fork)
     shown["fork_of"] = parent.name
     shown["reruns_rules"] = list(plan.changed_rules)
     return shown, (f"forked run {parent.name} ({', '.join(args.changes)}): passes the gate "

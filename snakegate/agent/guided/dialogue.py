@@ -34,7 +34,7 @@ from snakegate.agent.guided.parse import KEEP_DEFAULT, follow_up, fork_command, 
 from snakegate.agent.guided.plan import Planning
 from snakegate.agent.guided.refine import RefineTalk
 from snakegate.agent.guided.text import (
-    APPROVE, GREETING, HELP, NO_DRAFT_TO_APPROVE, error_text, explain_text, fork_text, numbered_workflows, runs_text,
+    APPROVE, DRAFT_USED, GREETING, HELP, NO_DRAFT_TO_APPROVE, error_text, explain_text, fork_text, numbered_workflows, runs_text,
 )
 from snakegate.agent.prompt import CLEAR_RATIO
 from snakegate.agent.redact import MASKED_NOTE_RE
@@ -60,7 +60,11 @@ class _State:
     checks: list[tuple[str, str]] = field(default_factory=list)  # (param, path) from the request, to inspect
     request_text: str = ""              # the request that chose the workflow (values are taken from it)
     fix: dict | None = None             # {"param", "choices"} while re-asking after a gate refusal
+    suggested: tuple[str, Any] | None = None  # (param, value) a "did you mean …?" offered: `yes` takes it
+    taken: dict[str, str] = field(default_factory=dict)  # param -> value shown, as read from the request
+    cued: set[str] = field(default_factory=set)  # file params a file named in words was tried for ("my penguins")
     drafted: bool = False               # a draft passed the gate in this conversation
+    used: bool = False                  # that draft was approved and ran: nothing is ready until a new one passes
     calls: dict[str, tuple[str, dict]] = field(default_factory=dict)  # open tool call id -> (purpose, context)
     counter: int = 0                    # tool calls made so far; ids are g1, g2, ...
     notes: list[str] = field(default_factory=list)            # text gathered during this turn's tool calls
@@ -129,7 +133,8 @@ class GuidedBackend(Following, Planning, Filling, RefineTalk):
         if word == "list":
             return self._call("search_workflows", {"query": "", "limit": LIST_LIMIT}, "list")
         if word in ("restart", "start over"):
-            self._state = _State(counter=st.counter, files=st.files, columns=st.columns, drafted=st.drafted)
+            self._state = _State(counter=st.counter, files=st.files, columns=st.columns, drafted=st.drafted,
+                                 used=st.used)
             return self._say("Starting over. Describe what you want to do, or type `list` to see the workflows.")
         if word == "show":
             return self._say(self._plan_show() if st.plan else self._show())
@@ -141,7 +146,8 @@ class GuidedBackend(Following, Planning, Filling, RefineTalk):
         if removal and st.plan:
             return self._plan_remove(removal.group(1))
         if word in APPROVE_WORDS:
-            return self._say((APPROVE if st.drafted else NO_DRAFT_TO_APPROVE) + self._reminder())
+            return self._say((DRAFT_USED if st.used else APPROVE if st.drafted else NO_DRAFT_TO_APPROVE)
+                             + self._reminder())
         if word == "runs":
             return self._call("list_runs", {"limit": 10}, "runs")
         command = re.match(r"^(show|fork)\s+(\S.*)$", text, re.I)
@@ -262,8 +268,9 @@ class GuidedBackend(Following, Planning, Filling, RefineTalk):
             return self._describe(exact[0]["id"])
         if not matches:
             if st.mode == "review":
-                return self._say(f"No workflow matches “{ctx['text']}”. Your draft is still ready to approve; "
-                                 "type `list` to see the workflows or `help` for the commands.")
+                ready = "" if st.used else " Your draft is still ready to approve;"
+                return self._say(f"No workflow matches “{ctx['text']}”.{ready} "
+                                 "Type `list` to see the workflows or `help` for the commands.")
             st.notes.append(f"No workflow matches “{ctx['text']}”.")
             return self._call("search_workflows", {"query": "", "limit": LIST_LIMIT}, "list")
         scores = [float(m.get("score") or 0) for m in matches]
@@ -314,7 +321,7 @@ class GuidedBackend(Following, Planning, Filling, RefineTalk):
                                                                                  if e.get("hint") else "")
                                                       for e in errors]
             return self._say("\n".join(lines) + self._reminder())
-        st.drafted, st.mode = True, "review"
+        st.drafted, st.used, st.mode = True, False, "review"
         return self._say(fork_text(result))
 
 

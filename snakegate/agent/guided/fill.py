@@ -1,11 +1,15 @@
 """The guided dialogue's parameter filling: ask one question per parameter, check each answer, then validate.
 
 A mixin of `GuidedBackend` (dialogue.py) holding the part of the state machine
-that fills a described workflow: values a first request already named,
+that fills a described workflow: values a first request already named (a
+file only for a param whose artifact type it fits; "my penguins table" for the
+one data file whose name shares a word with the request),
 questions in schema order (required first) offering files, columns and
 allowed values, each answer checked as it is given (type, allowed value,
-range, column of the table, and a path through `inspect_data`, which refuses
-anything outside the data roots) and asked again at once when it fails;
+range, column of the table — every wrong name at once, and a `yes` takes a
+"did you mean" — a file of the param's type, and a path through `inspect_data`,
+which refuses anything outside the data roots) and asked again at once when it
+fails; a default that is no column of the chosen table is never kept;
 `set`, `back`, `done`, `show`; and `validate_params` at the end, whose
 refusals come back as the next question. It never decides validity beyond
 that: the gate does.
@@ -19,10 +23,10 @@ from typing import Any
 
 from snakegate.agent.backend import Reply
 from snakegate.agent.guided.parse import (
-    KEEP_DEFAULT, Unclear, check, column_from_request, fmt, param_of, request_values, typed, unquote,
+    KEEP_DEFAULT, TRUE_WORDS, Unclear, check, column_from_request, file_from_words, fmt, misfit, param_of, request_values, typed, unquote,
 )
 from snakegate.agent.guided.text import (
-    APPROVE, error_text, files_of_type, from_request, question, summary, value_text,
+    APPROVE, default_fits, error_text, files_of_type, from_request, question, summary, value_text,
 )
 from snakegate.agent.redact import PLACEHOLDER
 
@@ -40,6 +44,7 @@ class Filling:
         params = result.get("params") or []
         st.tables[result.get("id")] = params  # a follow-up about one of its runs reads the same table
         st.workflow, st.params, st.asked, st.fix, st.folders, st.checks = result, {}, [], None, {}, []
+        st.suggested, st.cued = None, set()
         st.pending = self._order()
         st.mode = "ask"
         st.notes.append(summary(result, len(params)))
@@ -53,8 +58,15 @@ class Filling:
         params = st.workflow.get("params") or []
         found = request_values(text, params) if text else {}
         found = {k: v for k, v in found.items() if k not in st.params}  # never over a value already set
+        sensitive = {p["name"] for p in params if p.get("sensitive")}
+        st.taken = {k: "(sensitive)" if k in sensitive else fmt(v) for k, v in found.items()}
         for name, value in found.items():
             p = self._param(name)
+            wrong = misfit(value, p["artifact"]) if p.get("artifact") and isinstance(value, str) else None
+            if wrong:  # `reference=alpha.fq.gz`: said, and the question about it will come
+                st.notes.append(f"I did not take `{name}` from your request: {wrong}")
+                st.taken.pop(name, None)
+                continue
             if p.get("artifact") and isinstance(value, str) and not value.startswith("builtin:") and prove_paths:
                 st.checks.append((name, value))  # a path: inspect_data proves it is inside the data roots
                 continue
@@ -90,6 +102,20 @@ class Filling:
             return None  # a built-in dataset has no file to look at
         return value
 
+    # ---- what is asked now, for a screen --------------------------------------------------------
+    def status(self) -> dict | None:
+        """The open question, for a status line that stays in view: {workflow, step (a plan's, else None),
+        question, default (what an empty answer keeps, None when it keeps nothing usable), taken (what the
+        request set)}; None when no question is open."""
+        st = self._state
+        if st.mode != "ask" or not st.pending or st.workflow is None or not self._has(st.pending[0]):
+            return None
+        p = self._param(st.pending[0])
+        keeps = "default" in p and default_fits(p, self._columns_for(p))
+        step = st.plan[st.plan_at].get("name") if st.plan and st.plan_at is not None else None
+        return {"workflow": st.workflow.get("id"), "step": step, "question": p["name"],
+                "default": fmt(p["default"]) if keeps else None, "taken": dict(st.taken)}
+
     # ---- asking ----------------------------------------------------------------------------------
     def _next(self) -> Reply:
         st = self._state
@@ -108,6 +134,16 @@ class Filling:
         p = self._param(st.pending[0])
         if p.get("artifact") and st.files is None:
             return self._call("inspect_data", {"path": ""}, "files")
+        if p.get("artifact") and p["name"] not in st.cued and p["name"] not in st.params and st.request_text:
+            st.cued.add(p["name"])  # once: a refused cue falls back to the question
+            wf = st.workflow or {}
+            hit = file_from_words(st.request_text, files_of_type(st.files or [], p["artifact"]),
+                                  ignore=f"{wf.get('id', '')} {wf.get('title', '')}")
+            if hit:
+                st.notes.append(f"From your request: `{p['name']}` = `{hit}` (the one data file it names).")
+                st.taken[p["name"]] = hit
+                return self._call("inspect_data", {"path": hit}, "check_path",
+                                  {"param": p["name"], "value": hit, "from_request": True})
         table = self._table_of(p)
         if table is not None and table not in st.columns:
             return self._call("inspect_data", {"path": table}, "columns", {"table": table})
@@ -146,9 +182,16 @@ class Filling:
     def _answer(self, text: str) -> Reply:
         st = self._state
         p = self._param(st.pending[0])
+        suggested, st.suggested = st.suggested, None  # a "did you mean" holds for the next answer only
         try:
-            keep, value = self._convert(p, text)
+            if suggested and suggested[0] == p["name"] and text.lower().rstrip(".!") in TRUE_WORDS:
+                keep, value = False, suggested[1]
+                check(p, value, self._columns_for(p))
+            else:
+                keep, value = self._convert(p, text)
         except Unclear as exc:
+            if exc.suggestion is not None:
+                st.suggested = (p["name"], exc.suggestion)
             return self._say(f"{exc}\n\n{self._question(p, brief=True)}", secret=p["name"] if p.get("sensitive")
                              else None)
         if not keep and p.get("artifact") and isinstance(value, str) and not value.startswith("builtin:"):
@@ -163,9 +206,15 @@ class Filling:
         if text.lower() in KEEP_DEFAULT:
             if p.get("required") and "default" not in p:
                 raise Unclear(f"`{name}` is required and has no default; please give a value.")
+            if not default_fits(p, self._columns_for(p)):
+                raise Unclear(f"The default of `{name}`, `{fmt(p['default'])}`, is not a column of `{self._table_of(p)}`;"
+                              " pick one of its columns.")
             return True, None
         value = typed(p, text, self._choices(p))
         check(p, value, self._columns_for(p))
+        wrong = misfit(value, p["artifact"]) if p.get("artifact") and isinstance(value, str) else None
+        if wrong:
+            raise Unclear(wrong)
         return False, value
 
     def _on_check_path(self, result: dict, ctx: dict) -> Reply:
@@ -200,6 +249,7 @@ class Filling:
                 self._store(self._param(hit[0]), False, hit[1])
                 self._advance(hit[0])
                 st.notes.append(f"From your request: `{hit[0]}` = `{hit[1]}`.")
+                st.taken[hit[0]] = hit[1]
         return self._next()
 
     def _masked(self, name: str) -> Reply:
@@ -321,7 +371,7 @@ class Filling:
             st.mode = "review"
             return self._say(error_text(result) + "\nChange a value with `set name=value`, or `restart`.")
         if result.get("ok"):
-            st.mode, st.fix, st.drafted = "review", None, True
+            st.mode, st.fix, st.drafted, st.used = "review", None, True, False
             return self._say(
                 f"The gate accepts these parameters. The draft config is written to `{result.get('config_path')}` "
                 f"(invocation `{str(result.get('invocation_id', ''))[:12]}`).\n"

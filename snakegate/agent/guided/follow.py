@@ -45,6 +45,7 @@ class Following:
         st = self._state
         ids = NOTE_ALL.findall(text)
         st.runs += [i for i in ids if i not in st.runs]
+        st.used = True  # one approval, one run: the draft that ran is no longer ready
         return self._call("summarize_run", {"run_id": ids[-1]}, "run_summary", {"also": ids[:-1]})
 
     def _on_run_summary(self, result: dict, ctx: dict) -> Reply:
@@ -75,7 +76,7 @@ class Following:
             if result.get("evidence"):
                 st.notes.append(evidence_text(result))
             return self._on_fork(result, ctx)
-        st.drafted, st.mode = True, "review"
+        st.drafted, st.used, st.mode = True, False, "review"
         return self._say(recovery_text(result))
 
     # ---- follow-ups --------------------------------------------------------------------------------

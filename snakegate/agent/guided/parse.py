@@ -4,8 +4,10 @@ Turns an answer into a value of the parameter's type (numbers pick from a
 numbered list, yes/no, lists, JSON or `name=value` objects, bounds such as
 "Cr between 15 and 30" or "Cr.max=25"), checks what can be checked without
 the gate (allowed values, ranges, columns of a table already inspected), and
-finds the values a first request already names (a data file path, an allowed
-value such as "median" or "leave-one-out", `name=value`, a column; the
+finds the values a first request already names (a data file path for the one
+file param whose artifact type it fits — a FASTQ never fills a FASTA param —, an allowed
+value such as "median" or "leave-one-out", `name=value`, a column, "predicting
+species" for a label column; the
 conversation uses `request_values` too, to shape what a constrained model step
 may set), and reads a request for a chain of workflows ("profile my table,
 then benchmark a classifier on the cleaned result"; a follow-up "then also …"). Validity beyond that is the gate's: nothing here reads a file or
@@ -21,6 +23,7 @@ import re
 from typing import Any
 
 from snakegate.config.read import parse_yaml
+from snakegate.metaschemas import artifact_types
 
 KEEP_DEFAULT = {"", "default", "skip", "-"}  # the TUI may not send an empty message, so words count too
 TRUE_WORDS = {"yes", "y", "true"}
@@ -36,7 +39,12 @@ NUM = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
 
 
 class Unclear(Exception):
-    """An answer that does not convert to the parameter's type; the message says what was expected."""
+    """An answer that does not convert to the parameter's type; the message says what was expected.
+    `suggestion`, when set, is the corrected value the message offers ("did you mean …?"): a `yes` takes it."""
+
+    def __init__(self, message: str, suggestion: Any = None) -> None:
+        super().__init__(message)
+        self.suggestion = suggestion
 
 
 _NONE = object()
@@ -116,7 +124,9 @@ def typed(p: dict, text: str, choices: list) -> Any:
         if "enum" in p:
             close = difflib.get_close_matches(text, [str(c) for c in choices], n=1)
             raise Unclear(f"`{text}` is not one of the choices for `{p['name']}`"
-                          + (f"; did you mean `{close[0]}`?" if close else "; pick a number from the list."))
+                          + (f"; did you mean `{close[0]}`? (`yes` takes it)" if close
+                             else "; pick a number from the list."),
+                          suggestion=pick(close[0], choices) if close else None)
         if text.isdigit() and not {"integer", "number"} & set(types):
             raise Unclear(f"`{text}` is not on the list; pick a number from 1 to {len(choices)} or type a value.")
     return _scalar(text, types, f"`{p['name']}`", example(types, p))
@@ -261,16 +271,16 @@ def _bound(item: str) -> tuple[str | None, dict]:
         if not m:
             continue
         if shape == ("min", "max"):
-            return m.group(1), {"min": _num(m.group(2)), "max": _num(m.group(3))}
+            return m.group(1), {"min": to_number(m.group(2)), "max": to_number(m.group(3))}
         if shape == ("min", "name", "max"):
-            return m.group(2), {"min": _num(m.group(1)), "max": _num(m.group(3))}
+            return m.group(2), {"min": to_number(m.group(1)), "max": to_number(m.group(3))}
         if shape == ("which",):
-            return m.group(1), {m.group(2).lower(): _num(m.group(3))}
-        return m.group(1), {"min" if m.group(2).lower() in _LOWER else "max": _num(m.group(3))}
+            return m.group(1), {m.group(2).lower(): to_number(m.group(3))}
+        return m.group(1), {"min" if m.group(2).lower() in _LOWER else "max": to_number(m.group(3))}
     return None, {}
 
 
-def _num(text: str) -> int | float:
+def to_number(text: str) -> int | float:
     f = float(text)
     return int(f) if re.fullmatch(r"[+-]?\d+", text) else f
 
@@ -290,11 +300,54 @@ def check(p: dict, value: Any, columns: list[str] | None) -> None:
     if columns is None:
         return
     names = list(value) if is_bounds(p) and isinstance(value, dict) else values if p.get("column_of") else []
-    for v in names:
-        if isinstance(v, str) and v not in columns:
-            close = difflib.get_close_matches(v, columns, n=1)
-            raise Unclear(f"`{v}` is not a column of the table" + (f"; did you mean `{close[0]}`?" if close else
-                                                                   f" (columns: {', '.join(columns[:30])})."))
+    wrong = [v for v in names if isinstance(v, str) and v not in columns]
+    if not wrong:
+        return
+    close = {v: (difflib.get_close_matches(v, columns, n=1) or [None])[0] for v in wrong}
+    lines = [f"`{v}` is not a column of the table" + (f"; did you mean `{close[v]}`?" if close[v] else ".")
+             for v in wrong]  # every wrong name at once: one answer, one round of fixes
+    fixed = None
+    if all(close.values()):
+        fixed = ({close.get(k, k): b for k, b in value.items()} if isinstance(value, dict) else
+                 [close.get(v, v) for v in value] if isinstance(value, list) else close[value])
+        lines.append("`yes` takes " + ("these names." if len(wrong) > 1 else "it."))
+    if not all(close.values()):
+        lines.append(f"Columns: {', '.join(columns[:30])}.")
+    raise Unclear("\n".join(lines), suggestion=fixed)
+
+
+# ---- which file fits which artifact type ----------------------------------------------------------
+# A .txt may hold any text (a table, a list of names): its extension says nothing against a declared type.
+NEUTRAL_TYPES = {"text"}
+
+
+def type_of_file(path: str, exclude: str = "") -> str | None:
+    """The artifact type (other than `exclude` and the neutral ones) whose extensions end `path`, the longest
+    match first (`.fq.gz` is fastq.gz, not an unknown `.gz`); None when no type claims it."""
+    name = path.lower().rstrip("/").rsplit("/", 1)[-1]
+    claims = [(len(ext), t) for t, spec in artifact_types().items() if t != exclude and t not in NEUTRAL_TYPES
+              for ext in spec.get("extensions") or () if name.endswith(ext.lower())]
+    return max(claims)[1] if claims else None
+
+
+def fits(path: str, artifact: str) -> bool:
+    """Whether a file may fill a param of type `artifact`, judged by its name: yes when the type declares no
+    extensions, when the name ends in one of them, or when no other type claims the name (a folder, an
+    unusual extension: the gate reads the content); no when it is another type's file (a FASTQ for a FASTA)."""
+    extensions = [e.lower() for e in artifact_types().get(artifact, {}).get("extensions") or ()]
+    name = path.lower().rstrip("/")
+    if not extensions or name.endswith(tuple(extensions)):
+        return True
+    return type_of_file(path, exclude=artifact) is None
+
+
+def misfit(path: str, artifact: str) -> str | None:
+    """A sentence saying why `path` does not fit a param of type `artifact` (None when it fits)."""
+    if fits(path, artifact):
+        return None
+    extensions = artifact_types().get(artifact, {}).get("extensions") or ()
+    return (f"`{path}` is a {type_of_file(path, exclude=artifact)} file, not {article(artifact)} file; "
+            f"pick a file ending in {', '.join(extensions)}.")
 
 
 # ---- values a first request already names --------------------------------------------------------
@@ -304,7 +357,7 @@ def _norm(text: str) -> str:
 
 def request_values(text: str, params: list[dict]) -> dict[str, Any]:
     """{param: value} for what the request names unambiguously: `name=value`, a file path for the one
-    artifact param whose extension it has, an allowed value (whole, or one unique part of four letters or
+    artifact param whose type it fits (`fits`: a FASTQ never fills a FASTA param), an allowed value (whole, or one unique part of four letters or
     more: "median" -> fill_median, "leave-one-out" -> leave_one_out; "fit" is not fit_area)."""
     found: dict[str, Any] = {}
     by_name = {p["name"]: p for p in params}
@@ -313,10 +366,8 @@ def request_values(text: str, params: list[dict]) -> dict[str, Any]:
             found[m.group(1)] = as_value(unquote(m.group(2)))
     paths = [w.strip(".,;:!?()\"'`") for w in text.split() if "/" in w or re.search(r"\.\w{2,5}[.,;:!?]?$", w)]
     for path in paths:
-        suffix = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
-        takers = [p for p in params if p.get("artifact") and p["name"] not in found]
-        if len(takers) > 1 and suffix:  # several file params: the one whose type names the extension
-            takers = [p for p in takers if suffix in str(p["artifact"])]
+        # only a param whose artifact type the file fits: reads (alpha.fq.gz) never become a FASTA reference
+        takers = [p for p in params if p.get("artifact") and p["name"] not in found and fits(path, p["artifact"])]
         if len(takers) == 1 and "=" not in path:
             found[takers[0]["name"]] = path
     words = {_norm(w.strip(".,;:!?()\"'`")) for w in re.split(r"\s+", text) if w.strip()}
@@ -332,7 +383,37 @@ def request_values(text: str, params: list[dict]) -> dict[str, Any]:
         hit = whole if len(whole) == 1 else parts if len(parts) == 1 else []
         if hit:
             found[p["name"]] = hit[0]
+    found.update(predicted_column(text, [p for p in params if p["name"] not in found]))
     return found
+
+
+_PREDICT = re.compile(r"\bpredict(?:s|ing)?\s+(?:the\s+)?(?:column\s+)?[`'\"]?([A-Za-z_][\w.\-]*[A-Za-z0-9_])", re.I)
+
+
+def predicted_column(text: str, params: list[dict]) -> dict[str, str]:
+    """{label param: column} for "predicting species" / "predict the column quality_class": the one scalar
+    column param named for a label, target or class takes the word after "predict"."""
+    m = _PREDICT.search(text)
+    takers = [p for p in params if p.get("column_of") and "array" not in types_of(p)
+              and re.search(r"label|target|class", p["name"], re.I)]
+    if not m or len(takers) != 1 or m.group(1).lower() in FILLER:
+        return {}
+    return {takers[0]["name"]: m.group(1)}
+
+
+def _stem_words(text: str) -> set[str]:
+    """Lower-case words of four letters or more, each also without a plural s ("penguins" -> "penguin")."""
+    words = {w for w in re.split(r"[^a-z0-9]+", text.lower()) if len(w) >= 4}
+    return words | {w[:-1] for w in words if w.endswith("s")}
+
+
+def file_from_words(text: str, files: list[str], ignore: str = "") -> str | None:
+    """The one file of `files` whose name shares a word with the request ("my penguins table" ->
+    data/examples/tabular-penguins.csv); None when none or several do. Words of `ignore` (the workflow's id and
+    title: "classifier" in "benchmark a classifier") and filler are no cue."""
+    said = _stem_words(text) - _stem_words(ignore) - FILLER
+    hits = [f for f in files if said & _stem_words(f.rsplit("/", 1)[-1].rsplit(".", 1)[0])]
+    return hits[0] if len(hits) == 1 else None
 
 
 def column_from_request(text: str, params: list[dict], columns: list[str], taken: set[str]) -> tuple[str, str] | None:
@@ -381,96 +462,3 @@ def step_param(name: str, steps: list[str]) -> tuple[str | None, str]:
     """`bench.model` -> ("bench", "model") when `bench` is one of `steps`; otherwise (None, name)."""
     head, dot, rest = name.partition(".")
     return (head, rest) if dot and head in steps and rest else (None, name)
-
-
-# ---- what a request states, for the faithfulness check (agent/faithful.py) ------------------------
-# Extensions a researcher's data usually has; a word ending in one of these (or holding a "/") is a file name.
-DATA_SUFFIXES = {"csv", "tsv", "txt", "json", "yaml", "yml", "fa", "fasta", "fna", "fq", "fastq", "vcf", "bam",
-                 "bed", "gff", "gtf", "npz", "npy", "h5", "hdf5", "xlsx", "parquet", "tif", "tiff", "png", "dat"}
-NEGATIONS = {"not", "no", "without", "except", "excluding", "exclude", "drop", "ignore", "ignoring", "minus"}
-SELECTING = {"only", "just", "keep", "keeping", "select", "selecting", "columns"}
-_SENTENCE = re.compile(r"[.;!?\n](?:\s|$)")
-_IDENT = r"[`'\"]?[A-Za-z_][\w.\-]*[`'\"]?"
-_LIST_SEP = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)"
-_COLUMN_LIST = re.compile(rf"\bcolumns?\b(?:\s+(?:named|called))?\s*:?\s*({_IDENT}(?:{_LIST_SEP}{_IDENT})*)", re.I)
-
-
-def _suffix(word: str) -> str:
-    parts = word.rsplit("/", 1)[-1].lower().split(".")
-    if len(parts) < 2:
-        return ""
-    return parts[-2] if parts[-1] == "gz" and len(parts) > 2 else parts[-1]
-
-
-def named_files(text: str, known: list[str] = ()) -> list[str]:
-    """The file paths and names the text names, in order, once each: a word holding a "/" with a file
-    extension, a word ending in a data extension (`reads.fq.gz`, `x.csv`), a file of `known` (the data
-    roots' files) by its path or name. `name=value` counts its value; URLs and numbers ("0.05") are none."""
-    known_names = {p.rsplit("/", 1)[-1] for p in known}
-    suffixes = DATA_SUFFIXES | {_suffix(p) for p in known if _suffix(p)}
-    out: list[str] = []
-    for raw in text.split():
-        word = raw.partition("=")[2] if "=" in raw else raw
-        word = word.strip(".,;:!?()[]{}\"'`")
-        if not word or "://" in word or word in out:
-            continue
-        suffix = _suffix(word)
-        if word in known or word in known_names or (suffix and suffix[0].isalpha() and suffix in suffixes):
-            out.append(word.removeprefix("./"))
-    return out
-
-
-def _clause_before(text: str, at: int) -> list[str]:
-    """The words of the sentence before position `at`, lower case."""
-    start = max((m.end() for m in _SENTENCE.finditer(text, 0, at)), default=0)
-    return [w.strip(".,;:!?()\"'`").lower() for w in text[start:at].split()]
-
-
-def named_columns(text: str, columns: list[str]) -> list[tuple[str, str]]:
-    """Each column of `columns` the text names, as (column, how): "not" when the nearest marker word before
-    it in its sentence is a negation ("without island", "keep species, not sex"), "only" when it is a
-    selecting word ("only species and island", "columns a, b"), "column" when it is the word column ("label
-    column quality_class"), else "named" (said in passing)."""
-    out = []
-    for col in columns:
-        # a whole word: not part of a longer name, a path ("data/species/") or a file name ("species.csv")
-        m = re.search(rf"(?<![\w.\-/]){re.escape(col)}(?![\w\-/]|\.\w)", text)
-        if not m:
-            continue
-        marker = next((w for w in reversed(_clause_before(text, m.start()))
-                       if w in NEGATIONS | SELECTING | {"column"}), None)
-        out.append((col, "not" if marker in NEGATIONS else "only" if marker in SELECTING else
-                    "column" if marker == "column" else "named"))
-    return out
-
-
-def claimed_columns(text: str) -> list[str]:
-    """The names the text calls columns ("columns species, bill_len and body_mass_g", "the column
-    `quality_class`"), whether or not the table has them: where a wrong column name shows."""
-    out: list[str] = []
-    for m in _COLUMN_LIST.finditer(text):
-        for name in re.split(_LIST_SEP, m.group(1).strip()):
-            name = unquote(name.strip().rstrip(".")).strip()
-            if name.lower() in NEGATIONS:  # "columns a, b, not c": the list ends where the negation starts
-                break
-            if name and name.lower() not in FILLER | {"as", "named", "called"} and name not in out:
-                out.append(name)
-    return out
-
-
-def param_numbers(text: str, params: list[dict]) -> dict[str, int | float]:
-    """{param: number} for a number the text attaches to a numeric param by its name ("seed 42",
-    "test_size of 0.3", "test size 30 %": a percentage of a param at most 1 becomes 0.3). The last mention
-    counts: a researcher correcting themselves says the new value last."""
-    found: dict[str, int | float] = {}
-    for p in params:
-        if not {"integer", "number"} & set(types_of(p)):
-            continue
-        name = re.escape(p["name"]).replace("_", "[_ ]")
-        for m in re.finditer(rf"(?<![\w.]){name}\s*(?:=|:|\bof\b|\bis\b|\bto\b|\bat\b)?\s*({NUM})\s*(%)?",
-                             text, re.I):
-            value = _num(m.group(1))
-            if m.group(2) and isinstance(p.get("maximum"), (int, float)) and p["maximum"] <= 1:
-                value = value / 100
-            found[p["name"]] = value
-    return found

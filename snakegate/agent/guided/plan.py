@@ -259,7 +259,7 @@ class Planning:
             st.plan = [s for s in st.plan if s["name"] != ctx["remove"]]
             st.plan_at, st.workflow, st.pending = None, None, []
         if result.get("ok"):
-            st.mode, st.fix, st.drafted = "review", None, True
+            st.mode, st.fix, st.drafted, st.used = "review", None, True, False
             return self._say(plan_result_text(result))
         errors = result.get("errors") or []
         first = errors[0] if errors else {}

@@ -185,7 +185,7 @@ class RefineTalk:
             return self._say(error_text(result) + self._reminder())
         if result.get("ok"):
             st = self._state
-            st.drafted, st.mode = True, "review"
+            st.drafted, st.used, st.mode = True, False, "review"
             note = (f"I read “{request.words}” as the check `{ctx['resolved']}`." if ctx.get("resolved") else "")
             return self._say(refinement_text(result, note))
         errors = result.get("errors") or []

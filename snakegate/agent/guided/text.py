@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from snakegate.agent.guided.parse import article, fmt, is_bounds, item_types, types_of
+from snakegate.agent.guided.parse import article, fits, fmt, is_bounds, item_types, types_of
 from snakegate.metaschemas import artifact_types
 from snakegate.views.verdict import number_text
 
@@ -45,6 +45,8 @@ HELP = (
 
 APPROVE = ("Approving is yours alone, and never a chat message: press **ctrl+r** (or the *Approve and run* button) "
            "in the panel to run the draft shown there.")
+DRAFT_USED = ("The draft ran already (one approval, one run), so there is nothing to approve now. Say a change "
+              "(*try fill_mean instead*) or type `fork RUN name=value` for a new draft to approve.")
 NO_DRAFT_TO_APPROVE = ("There is no draft to approve yet. Once the gate accepts the parameters, the draft appears in "
                        "the panel and you approve it there with **ctrl+r**.")
 
@@ -91,7 +93,16 @@ def range_text(p: dict) -> str:
     return f"at least {p['minimum']}" if "minimum" in p else f"at most {p['maximum']}"
 
 
-def how_to_answer(p: dict, has_choices: bool) -> str:
+def default_fits(p: dict, table_columns: list[str] | None) -> bool:
+    """Whether the default of a column param is a column of the chosen table (unknown columns: yes)."""
+    if "default" not in p or not p.get("column_of") or table_columns is None:
+        return True
+    default = p["default"]
+    return all(c in table_columns for c in (default if isinstance(default, list) else [default])
+               if isinstance(c, str))
+
+
+def how_to_answer(p: dict, has_choices: bool, keeps_default: bool = True) -> str:
     types = types_of(p)
     if is_bounds(p):
         how = ("Answer with bounds per column, e.g. `Cr between 15 and 30`, `Cr.max=25`, `Ni <= 5` or "
@@ -110,18 +121,21 @@ def how_to_answer(p: dict, has_choices: bool) -> str:
         how = f"Answer with {article(types[0])}" if types and types[0] != "null" else "Answer with a value"
     if "null" in types:
         how += "; `null` for none"
-    if "default" in p:
-        how += f"; `default` keeps `{fmt(p['default'])}`"
+    if "default" in p and keeps_default:
+        how += f"; an empty Enter (or `default`) keeps `{fmt(p['default'])}`"
+    elif "default" in p:
+        how += "; the default is not a column of this table, so pick one"
     elif not p.get("required"):
         how += "; `skip` leaves it out"
     return how + "."
 
 
 def files_of_type(files: list[str], artifact: str) -> list[str]:
-    """Files whose extension the artifact type claims (all files when none does: the gate has the last word)."""
+    """Files whose extension the artifact type claims; when none does, the files no other type claims (the
+    gate reads their content). Another type's files are never offered: reads are no reference."""
     extensions = tuple(artifact_types().get(artifact, {}).get("extensions") or ())
     matching = [f for f in files if f.lower().endswith(extensions)] if extensions else []
-    return matching or list(files)
+    return matching or [f for f in files if fits(f, artifact)]
 
 
 def question(p: dict, position: int, total: int, choices: list, *, current: Any = None, has_current: bool = False,
@@ -129,8 +143,9 @@ def question(p: dict, position: int, total: int, choices: list, *, current: Any 
     """The question for one parameter: name, type, default, range, description, choices and how to answer."""
     name = p["name"]
     facts = [type_text(p)] + (["required"] if p.get("required") else [] if "default" in p else ["optional"])
+    keeps = default_fits(p, table_columns)
     if "default" in p:
-        facts.append(f"default `{fmt(p['default'])}`")
+        facts.append(f"default `{fmt(p['default'])}`" + ("" if keeps else ", not a column of this table"))
     if "minimum" in p or "maximum" in p:
         facts.append(range_text(p))
     lines = [f"**{position}/{total} `{name}`** ({', '.join(facts)})"]
@@ -150,7 +165,7 @@ def question(p: dict, position: int, total: int, choices: list, *, current: Any 
         lines.append("I found no matching files in the data roots; type a path inside one.")
     if is_bounds(p) and table_columns:
         lines.append("Columns: " + ", ".join(f"`{c}`" for c in table_columns[:30]) + ".")
-    lines.append(how_to_answer(p, bool(choices)))
+    lines.append(how_to_answer(p, bool(choices), keeps))
     return "\n".join(lines)
 
 

@@ -115,7 +115,7 @@ def number_of(text: str, needle: str) -> str:
 
 def start_tabular(conv: Conversation) -> str:
     """Pick tabular-profile and answer its file question with the penguins table; returns the last text."""
-    text = said(conv.send("profile my penguin table"))
+    text = said(conv.send("profile my table"))  # "my penguins table" would name the file (test_guided_cues.py)
     return said(conv.send(number_of(text, "tabular-penguins.csv")))
 
 
@@ -132,7 +132,7 @@ def test_greeting_says_what_it_can_do_and_names_list_and_help(root):
 
 
 def test_clear_request_goes_straight_to_the_workflow_summary_and_first_question(root):
-    events = guided_chat(root).send("profile my penguin table")
+    events = guided_chat(root).send("profile my table")
     assert [a.name for a in actions(events)] == ["search_workflows", "describe_workflow", "inspect_data"]
     text = said(events)
     assert "**Tabular profile** (`tabular-profile` 1.0.0)" in text
@@ -218,7 +218,7 @@ def test_researcher_reaches_a_valid_tabular_profile_draft_by_answering_the_quest
 def test_unconvertible_value_is_reasked_with_the_expected_type_and_no_action(root):
     conv = guided_chat(root)
     start_classifier_on_wine(conv)
-    conv.send("default")                      # label_column
+    conv.send("quality_class")                # label_column (its default `target` is no column of this table)
     conv.send("skip")                         # feature_columns: every column but the label
     conv.send("default")                      # categorical_encoding
     events = conv.send("a fifth")             # test_fraction is a number
