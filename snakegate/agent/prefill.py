@@ -22,7 +22,8 @@ import re
 from typing import Any
 
 from snakegate.agent.faithful import stated
-from snakegate.agent.guided.parse import named_files, types_of
+from snakegate.agent.guided.parse import types_of
+from snakegate.agent.guided.stated import named_files
 from snakegate.metaschemas import artifact_types
 
 

@@ -207,8 +207,10 @@ def action_note(event: Any) -> str:
     return f"{mark} {event.name}: {event.summary}"
 
 
-def backend_failed_text(message: str) -> str:
+def backend_failed_text(message: str, reached: bool | None = None) -> str:
+    """The notice of a failed model turn. `reached` (the server answered, with an error or a cut reply): it is
+    running, so the notice does not tell the researcher to check that it is."""
+    check = "" if reached else "Check that the model server is running and reachable, then "
     return (f"The model could not answer: {message}\n"
-            "Nothing was lost: your message is back in the input. Check that the model server is running and "
-            "reachable, then send again, or restart with `snakegate chat --guided` for the offline guided "
-            "dialogue.")
+            f"Nothing was lost: your message is back in the input. {check}{'send' if check else 'Send'} again, or "
+            "restart with `snakegate chat --guided` for the offline guided dialogue.")

@@ -57,7 +57,7 @@ class Transcript(VerticalScroll):
             elif isinstance(event, ActionCalled):
                 self.add_note(present.action_note(event), ok=event.ok)
             elif isinstance(event, BackendFailed):
-                self.add_error(present.backend_failed_text(event.message))
+                self.add_error(present.backend_failed_text(event.message, event.reached))
             elif isinstance(event, DraftReady):
                 note, ok = present.draft_note(event.draft)
                 self.add_note(note, ok=ok)
