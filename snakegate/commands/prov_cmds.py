@@ -1,18 +1,21 @@
 """Provenance commands: prov, verify, rerun, fork, diff, export.
 
-Each reads a run folder's records (runs/<run_id>/), calls the provenance layer
-or the runner, and shapes the answer. RUN is a run id, a unique prefix of one,
-or 'latest'.
+This module registers them all and holds prov and verify; the handlers of rerun and fork are in
+lineage_cmds.py, of diff in diff_cmds.py, of export in export_cmds.py. Each reads a run folder's records
+(runs/<run_id>/), calls the provenance layer or the runner, and shapes the answer. RUN is a run id, a unique
+prefix of one, or 'latest'.
 """
 
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import sys
 from pathlib import Path
 
+from snakegate.commands.diff_cmds import cmd_diff
+from snakegate.commands.export_cmds import cmd_export
+from snakegate.commands.lineage_cmds import cmd_fork, cmd_rerun
+from snakegate.commands.prov_common import run_folder
 from snakegate.errors import ExitCode, UserError
 
 RUN_HELP = "run id, unique prefix, or 'latest'"
@@ -90,113 +93,12 @@ def register(sub, epilog: str) -> None:
     p.set_defaults(handler=cmd_export)
 
 
-# ---- helpers -------------------------------------------------------------------------------------
-def _run(ctx, ref: str) -> Path:
-    from snakegate.commands.run_cmds import find_run_or_fail
-    return find_run_or_fail(ctx, ref)
-
-
-def _rel(path: Path, root: Path) -> str:
-    try:
-        return Path(path).resolve().relative_to(Path(root).resolve()).as_posix()
-    except ValueError:
-        return str(path)
-
-
-def parent_invocation(run_dir: Path) -> dict:
-    """The run config a run was started with (see snakegate.run.fork.parent_invocation)."""
-    from snakegate.run.fork import parent_invocation as core
-    return core(run_dir)
-
-
-def _workflow_of(ctx, run_dir: Path):
-    """The workflow a run executed (its run folder's copy, else the registry's; None when gone)."""
-    from snakegate.views.facts import workflow_of
-    return workflow_of(ctx.registry, run_dir)
-
-
-def _plan_of(ctx, run_dir: Path) -> tuple[list, list] | None:
-    """A plan's run: ([(step, manifest, schema, its workflow copy's folder)] in the plan's order, [(step, param,
-    source step, output)]); None for one workflow's run. A step whose copy is gone is refused by name."""
-    from snakegate.run import pinning, plan_run
-    from snakegate.views.plan import read as read_plan
-
-    plan = read_plan(run_dir, ctx.registry)
-    if plan is None:
-        return None
-    steps = []
-    for step in plan.steps:
-        try:
-            wf = plan_run.load_copies(run_dir, {"steps": {step.name: {"workflow": step.workflow}}})[step.name]
-        except pinning.PinError as exc:
-            raise UserError(f"step {step.name} of run {run_dir.name} has no workflow copy to put in the crate: {exc}",
-                            ExitCode.INVALID) from None
-        steps.append((step.name, wf.manifest.model_dump(), wf.schema, wf.folder))
-    if not steps:
-        raise UserError(f"the steps of plan run {run_dir.name} cannot be read from its invocation.json; the crate "
-                        "needs them", ExitCode.INVALID)
-    return steps, [(e.step, e.param, e.source, e.output) for e in plan.edges]
-
-
-def _pin_of(run_dir: Path) -> Path | None:
-    from snakegate.run.pinning import has_copy
-    return run_dir if has_copy(run_dir) else None
-
-
-def _outputs(wf) -> dict | None:
-    return {name: out.model_dump() for name, out in wf.manifest.outputs.items()} if wf else None
-
-
-def _plan_rule_order(run_dir: Path) -> dict[str, int]:
-    from snakegate.provenance import runstore
-
-    steps = (runstore.read_json(run_dir / runstore.INVOCATION_JSON).get("invocation") or {}).get("steps") or {}
-    order: dict[str, int] = {}
-    for name in steps:
-        manifest = run_dir / "steps" / name / "workflow" / "workflow.yaml"
-        try:
-            import yaml
-
-            rules = (yaml.safe_load(manifest.read_text()) or {}).get("rules") or {}
-        except (OSError, ValueError):
-            rules = {}
-        for rule in rules:
-            order[f"{name}__{rule}"] = len(order)
-    return order
-
-
-def parse_set(text: str) -> tuple[list[str], object]:
-    """'a.b=value' -> (['a', 'b'], value read as YAML)."""
-    from snakegate.config.read import parse_yaml
-
-    key, sep, raw = text.partition("=")
-    key = key.strip()
-    if not sep or not key:
-        raise UserError(f"--set expects KEY=VALUE, e.g. --set missing_strategy=fill_mean (got {text!r})")
-    key = key.removeprefix("params.")
-    parts = key.split(".")
-    if any(not p for p in parts):
-        raise UserError(f"--set {text!r}: {key!r} is not a parameter name (empty part in the dotted key)")
-    value, error = parse_yaml(raw, f"the value of --set {key}")
-    if error is not None:
-        raise UserError(f"{error.message}; quote the value if it is text")
-    return parts, value
-
-
-def apply_set(params: dict, parts: list[str], value) -> None:
-    from snakegate.run.fork import apply_change
-    try:
-        apply_change(params, parts, value)
-    except UserError as exc:
-        raise UserError(f"--set {exc.message}") from None
-
-
 # ---- commands ------------------------------------------------------------------------------------
 def cmd_prov(ctx) -> int:
     from snakegate.provenance import runstore
     from snakegate.provenance.compare import ProvMissing
     from snakegate.provenance.document import RENDERINGS, ensure_rendering
-    run_dir = _run(ctx, ctx.args.run)
+    run_dir = run_folder(ctx, ctx.args.run)
     args = ctx.args
     if args.who or args.inputs or args.outputs or args.derived is not None:
         from snakegate.commands.prov_query import answer
@@ -226,7 +128,7 @@ def cmd_verify(ctx) -> int:
 
     if crates.is_crate(Path(ctx.args.run)):
         return _verify_crate(ctx, Path(ctx.args.run))
-    run_dir = _run(ctx, ctx.args.run)
+    run_dir = run_folder(ctx, ctx.args.run)
     try:
         result = compare.verify(run_dir, ctx.settings.registry_root)
     except compare.ProvMissing as exc:
@@ -296,269 +198,3 @@ def _verify_crate(ctx, path: Path) -> int:
     print(f"metadata sha256 {check.metadata_sha256} (compare it with the one you kept when you exported the crate: "
           "a crate rewritten whole, metadata included, passes its own checks)")
     return ExitCode.OK if check.ok else ExitCode.INVALID
-
-
-def cmd_rerun(ctx) -> int:
-    from snakegate.commands.run_cmds import exit_for, options_from, run_and_report
-    from snakegate.provenance import compare
-
-    parent = _run(ctx, ctx.args.run)
-    invocation = parent_invocation(parent)
-    # the parent's own workflow copy, so a rerun repeats what ran even after the registry moved on
-    outcome = run_and_report(ctx, invocation, options_from(ctx.args), f"rerun of run {parent.name}",
-                             extra_record={"rerun_of": parent.name}, pinned_from=_pin_of(parent))
-    if outcome.status != "succeeded":
-        return exit_for(outcome.status)
-    status = compare.output_status(parent, outcome.run_dir, _outputs(_workflow_of(ctx, outcome.run_dir)))
-    for name, state in status.items():
-        print(f"  {name:<20} {state}")
-    differs = [n for n, s in status.items() if s != "identical"]
-    if differs:
-        print(f"not reproduced: {len(differs)} of {len(status)} outputs differ from run {parent.name} "
-              f"({', '.join(differs)}); `snakegate diff {parent.name} {outcome.run_id}` shows how")
-        return ExitCode.INVALID
-    print(f"reproduced: all {len(status)} outputs are byte-identical to run {parent.name}")
-    return ExitCode.OK
-
-
-def cmd_fork(ctx) -> int:
-    from snakegate.commands.registry_cmds import print_gate_result
-    from snakegate.commands.run_cmds import exit_for, options_from, run_and_report
-    from snakegate.run.fork import ForkRefused, plan_fork
-
-    parent = _run(ctx, ctx.args.run)
-    changes = {}
-    for text in ctx.args.sets:
-        parts, value = parse_set(text)
-        changes[".".join(parts)] = value
-    steps = {}
-    for flag, texts in (("--replace", ctx.args.replaces), ("--add", ctx.args.adds)):
-        for text in texts:
-            step, sep, workflow = text.partition("=")
-            if not sep or not step.strip() or not workflow.strip():
-                raise UserError(f"{flag} expects STEP=WORKFLOW, e.g. {flag} bench=surrogate-design (got {text!r})")
-            steps[step.strip()] = workflow.strip()
-    if not changes and not steps:
-        raise UserError("fork needs a change: --set KEY=VALUE (or, for a plan, --replace/--add STEP=WORKFLOW)")
-    source = f"fork of run {parent.name}"
-    try:
-        plan = plan_fork(ctx.registry, ctx.settings, parent, changes, steps)
-    except ForkRefused as exc:
-        if exc.result is not None:
-            print_gate_result(exc.result, source, stream=sys.stderr)
-            raise UserError("nothing was run", ExitCode.INVALID) from None
-        raise
-    print(f"fork of run {parent.name}: {', '.join(f'{k}={v!r}' for k, v in changes.items())} changes rule(s) "
-          f"{', '.join(plan.changed_rules)}; those and their downstream jobs re-run, the rest is copied from the parent")
-    options = options_from(ctx.args, forcerun=plan.changed_rules, seed_from=parent)
-    outcome = run_and_report(ctx, plan.invocation, options, source, extra_record=plan.record(),
-                             pinned_from=_pin_of(parent))
-    wf = _workflow_of(ctx, outcome.run_dir)  # the fork's own copy: the registry may no longer hold it
-    # in the manifest's rule order, not the order the scheduler happened to pick for independent jobs
-    # (a plan: in the plan's step order, each step's rules in its manifest's order)
-    order = {rule: i for i, rule in enumerate(wf.manifest.rules)} if wf else _plan_rule_order(outcome.run_dir)
-    executed = sorted(outcome.record.get("jobs_executed") or [], key=lambda r: (order.get(r, len(order)), r))
-    print(f"  re-executed {len(executed)} job(s): {', '.join(executed) or 'none'}")
-    return exit_for(outcome.status)
-
-
-def cmd_diff(ctx) -> int:
-    from snakegate.provenance import compare, runstore, secrets
-    from snakegate.views import verdict as verdicts
-
-    from snakegate.views.plan import read as read_plan
-
-    run_a, run_b = _run(ctx, ctx.args.run_a), _run(ctx, ctx.args.run_b)
-    wfs = (_workflow_of(ctx, run_a), _workflow_of(ctx, run_b))
-    plans = (read_plan(run_a, ctx.registry), read_plan(run_b, ctx.registry))
-
-    def key() -> bytes:
-        try:
-            return secrets.registry_key(ctx.settings.registry_root)
-        except secrets.SecretKeyError as exc:
-            raise UserError(str(exc)) from None
-
-    def redactor(wf, plan):
-        # a plan: {step: params}, each step by its own contract (a step without one is hidden whole)
-        schema = plan.scope()[0] if plan is not None else wf.schema if wf is not None else None
-        # a workflow gone from the registry: hide every value rather than risk showing a secret
-        if schema is None:
-            return lambda params: {k: v if secrets.is_keyed_hash(v) else secrets.keyed_hash(key(), v)
-                                   for k, v in params.items()}
-        return lambda params: (secrets.redact(schema, params, key())[0]
-                               if secrets.sensitive_values(schema, params) else params)
-
-    result = compare.diff_runs(run_a, run_b, (_outputs(wfs[0]), _outputs(wfs[1])),
-                               redact=(redactor(wfs[0], plans[0]), redactor(wfs[1], plans[1])))
-    verdict = verdicts.changes(runstore.read_run(run_a), runstore.read_run(run_b))
-    if verdict is not None:
-        result["verdict"] = verdict
-    if ctx.args.json:
-        print(json.dumps(result, indent=2, sort_keys=True, default=str))
-        return ExitCode.OK
-    print(f"diff {run_a.name} -> {run_b.name}")
-    if result.get("kind") == "plan":
-        _print_plan_diff(result)
-    else:
-        if result["workflow"][0] != result["workflow"][1] or result["version"][0] != result["version"][1]:
-            print(f"  workflow: {result['workflow'][0]} {result['version'][0]} -> "
-                  f"{result['workflow'][1]} {result['version'][1]}")
-        _print_changes(result, "")
-    if verdict is not None:  # the judgement last, after the params and outputs that explain it
-        from snakegate.commands.layout import wrap
-
-        for line in verdicts.change_lines(verdict):
-            indent = len(line) - len(line.lstrip())
-            print("\n".join(wrap(line.strip(), indent=indent + 4, first=" " * indent)))
-    return ExitCode.OK
-
-
-def _print_changes(part: dict, indent: str) -> None:
-    """A diff's (or one step's) changed params and outputs."""
-    if part["params"]:
-        print(f"{indent}parameters ({len(part['params'])} changed):")
-        for c in part["params"]:
-            print(f"{indent}  {c['path']}: {_show(c.get('a', '(absent)'))} -> {_show(c.get('b', '(absent)'))}")
-    else:
-        print(f"{indent}parameters: identical")
-    if part["outputs"]:
-        print(f"{indent}outputs ({len(part['outputs'])} differ, {len(part['identical_outputs'])} identical):")
-        for o in part["outputs"]:
-            _print_output_change(o, indent)
-    else:
-        print(f"{indent}outputs: all {len(part['identical_outputs'])} identical")
-
-
-def _print_plan_diff(result: dict) -> None:
-    """Two plans' runs, step by step: what changed in each step (compare._diff_plans)."""
-    labels = result.get("plan") or [None, None]
-    if labels[0] != labels[1]:
-        print(f"  plan: {labels[0] or '(no label)'} -> {labels[1] or '(no label)'}")
-    steps = result.get("steps") or []
-    changed = [s for s in steps if s["status"] != "identical"]
-    print(f"steps ({len(changed)} of {len(steps)} changed):")
-    for step in steps:
-        (wa, wb), (va, vb) = step["workflow"], step["version"]
-        what = f"{wa} {va}" if (wa, va) == (wb, vb) else \
-            f"{wa or '(absent)'} {va or ''}".rstrip() + " -> " + f"{wb or '(absent)'} {vb or ''}".rstrip()
-        if step["status"] == "identical":
-            print(f"step {step['name']} ({what}): identical (parameters, and all {len(step['identical_outputs'])} "
-                  "outputs)")
-            continue
-        print(f"step {step['name']} ({what}): {step['status']}")
-        if step["status"] == "changed":
-            _print_changes(step, "  ")
-
-
-def _print_output_change(o: dict, indent: str = "") -> None:
-    from snakegate.commands.layout import width, wrap
-    from snakegate.provenance import tablediff
-
-    values, table = o.get("values"), o.get("table")
-    if table:
-        extra = f": {tablediff.summary(table)}"
-    else:
-        extra = f" ({len(values)} value(s) changed)" if values else ""
-    print("\n".join(wrap(f"{o['path']} {o['status']}{extra}", indent=6 + len(indent),
-                          first=f"{indent}  {o['name']}: ")))
-    lines = [f"{v['path']}: {_show(v.get('a', '(absent)'))} -> {_show(v.get('b', '(absent)'))}"
-             for v in (values or [])[:20]]
-    more = len(values) - 20 if values and len(values) > 20 else 0
-    if table:
-        lines = [tablediff.example_text(e) for e in table["examples"]]
-        more = table["rows_added"] + table["rows_removed"] + table["rows_changed"] - len(lines)
-    for line in lines:
-        print(_cut(f"{indent}      {line}", width()))
-    if more > 0:
-        print(f"{indent}      … {more} more (use --json)")
-
-
-def _cut(line: str, limit: int) -> str:
-    return line if len(line) <= limit else line[:limit - 1] + "…"
-
-
-CRATE_METADATA = "ro-crate-metadata.json"
-
-
-def _existing_crate(dest: Path, force: bool) -> str | None:
-    """What --ro-crate DEST would replace ("zip", "folder", or None for nothing); refuses unless --force, and
-    even then a folder that is not an earlier RO-Crate (--force never empties an arbitrary folder)."""
-    if dest.suffix.lower() == ".zip" and dest.is_file():
-        if not force:
-            raise UserError(f"{dest} already exists; add --force to replace it, or give another path "
-                            "(nothing was written)")
-        return "zip"
-    if dest.is_dir() and any(dest.iterdir()):
-        if not (dest / CRATE_METADATA).is_file():
-            raise UserError(f"{dest} is not empty and holds no RO-Crate; give a new or empty "
-                            "folder, or a .zip path (nothing was written)")
-        if not force:
-            raise UserError(f"{dest} already holds an RO-Crate; add --force to replace it, or give another "
-                            "path (nothing was written)")
-        return "folder"
-    return None
-
-
-def _show(value) -> str:
-    text = json.dumps(value, default=str) if not isinstance(value, str) or value == "(absent)" else repr(value)
-    if value == "(absent)":
-        return "(absent)"
-    return text if len(text) <= 60 else text[:57] + "…"
-
-
-def cmd_export(ctx) -> int:
-    from snakegate.provenance import compare
-    from snakegate.provenance.rocrate import export as rocrate_export
-
-    from snakegate.provenance import runstore
-    from snakegate.run import stale
-
-    run_dir = _run(ctx, ctx.args.run)
-    # a run whose processes are gone is completed first (interrupted, its PROV record rebuilt), as `show-run` does
-    stale.refresh(ctx.settings, run_dir, runstore.read_run(run_dir))
-    license = ctx.args.license or rocrate_export.DEFAULT_LICENSE
-    root = ctx.settings.registry_root
-    plan = _plan_of(ctx, run_dir)
-    if plan is not None:  # the plan the main workflow, each step's workflow (its run-folder copy) a part of it
-        from snakegate.provenance.rocrate.plan_crate import export_plan
-
-        steps, edges = plan
-        write = lambda target: export_plan(run_dir, root, target, steps, edges, license=license)  # noqa: E731
-    else:
-        wf = _workflow_of(ctx, run_dir)
-        if wf is None:
-            raise UserError(f"the workflow of run {run_dir.name} is no longer in the registry at "
-                            f"{ctx.settings.registry_root}; the crate needs its folder", ExitCode.INVALID)
-        write = lambda target: rocrate_export.export(run_dir, root, target, wf.manifest.model_dump(),  # noqa: E731
-                                                     wf.schema, wf.folder, license=license)
-    dest = Path(ctx.args.ro_crate)
-    replace = _existing_crate(dest, ctx.args.force)
-    target = dest.with_name(f".{dest.name}.new-{os.getpid()}") if replace == "folder" else dest
-    try:
-        write(target)
-    except (compare.ProvMissing, rocrate_export.ExportError) as exc:
-        if target != dest:
-            shutil.rmtree(target, ignore_errors=True)  # a half-written new crate never stays behind
-        raise UserError(str(exc), ExitCode.INVALID if isinstance(exc, compare.ProvMissing) else ExitCode.USAGE) \
-            from None
-    if replace == "folder":  # the new crate is complete: swap it in, then drop the old one
-        old = dest.with_name(f".{dest.name}.old-{os.getpid()}")
-        os.replace(dest, old)
-        os.replace(target, dest)
-        shutil.rmtree(old, ignore_errors=True)
-    print(f"wrote the Workflow Run RO-Crate (Provenance Run Crate 0.5) of run {run_dir.name} to {dest}")
-    if ctx.args.validate:
-        from snakegate.provenance.rocrate import validate as rocval
-        try:
-            problems = rocrate_export.validate(dest)
-        except rocval.ValidatorMissing as exc:
-            raise UserError(f"--validate: {exc}; the crate itself was written") from None
-        except rocval.ValidatorFailed as exc:
-            raise UserError(f"--validate: {exc}; the crate itself was written", ExitCode.INVALID) from None
-        if problems:
-            print(f"roc-validator found {len(problems)} problem(s) at REQUIRED severity:")
-            for p in problems:
-                print(f"  - {p}")
-            return ExitCode.INVALID
-        print("roc-validator: the crate passes the provenance-run-crate-0.5 profile (REQUIRED checks)")
-    return ExitCode.OK
