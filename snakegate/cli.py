@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _command_modules():
     import importlib
-    names = ["registry_cmds", "new_cmds", "check_cmds", "run_cmds", "prov_cmds", "diff_cmds", "refine_cmds", "report_cmds", "chat_cmds", "mcp_cmds"]
+    names = ["registry_cmds", "new_cmds", "check_cmds", "run_cmds", "prov_cmds", "refine_cmds", "report_cmds", "chat_cmds", "mcp_cmds"]
     out = []
     for name in names:
         try:

@@ -1,24 +1,15 @@
-"""The diff command: two runs compared — their parameters, their outputs (hashes, JSON values, table rows)
-and their verdicts — as text or JSON.
+"""`snakegate diff RUN_A RUN_B`: two runs' parameters (x-sensitive values hidden), output hashes, changed JSON
+values and table rows, plan steps, and the verdict's change, as text or JSON.
 
-Reads the two run folders (snakegate.provenance.compare does the comparing); sensitive params are hidden
-by each run's contract (keyed hashes) before anything is compared or printed. Writes nothing.
+Reads the two run folders through provenance.compare; writes nothing.
 """
 
 from __future__ import annotations
 
 import json
 
-from snakegate.commands.prov_cmds import RUN_HELP, _outputs, _run, _workflow_of
+from snakegate.commands.prov_common import declared_outputs, run_folder, workflow_of
 from snakegate.errors import ExitCode, UserError
-
-
-def register(sub, epilog: str) -> None:
-    p = sub.add_parser("diff", help="compare two runs: parameters, output hashes, JSON values", epilog=epilog)
-    p.add_argument("run_a", metavar="RUN_A", help=RUN_HELP)
-    p.add_argument("run_b", metavar="RUN_B", help=RUN_HELP)
-    p.add_argument("--json", action="store_true", help="print JSON")
-    p.set_defaults(handler=cmd_diff)
 
 
 def cmd_diff(ctx) -> int:
@@ -27,8 +18,8 @@ def cmd_diff(ctx) -> int:
 
     from snakegate.views.plan import read as read_plan
 
-    run_a, run_b = _run(ctx, ctx.args.run_a), _run(ctx, ctx.args.run_b)
-    wfs = (_workflow_of(ctx, run_a), _workflow_of(ctx, run_b))
+    run_a, run_b = run_folder(ctx, ctx.args.run_a), run_folder(ctx, ctx.args.run_b)
+    wfs = (workflow_of(ctx, run_a), workflow_of(ctx, run_b))
     plans = (read_plan(run_a, ctx.registry), read_plan(run_b, ctx.registry))
 
     def key() -> bytes:
@@ -47,7 +38,7 @@ def cmd_diff(ctx) -> int:
         return lambda params: (secrets.redact(schema, params, key())[0]
                                if secrets.sensitive_values(schema, params) else params)
 
-    result = compare.diff_runs(run_a, run_b, (_outputs(wfs[0]), _outputs(wfs[1])),
+    result = compare.diff_runs(run_a, run_b, (declared_outputs(wfs[0]), declared_outputs(wfs[1])),
                                redact=(redactor(wfs[0], plans[0]), redactor(wfs[1], plans[1])))
     verdict = verdicts.changes(runstore.read_run(run_a), runstore.read_run(run_b))
     if verdict is not None:

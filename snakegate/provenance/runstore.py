@@ -15,21 +15,30 @@ a device named run.json is refused without waiting on it) and only up to
 `MAX_RECORD_BYTES`; `load_run` says what is wrong with a record (unreadable,
 not JSON, a field of the wrong kind such as `started: "yesterday"`), so one
 bad folder never hides or crashes the others. Nothing here starts processes.
+
+The bounded reads are in boundedread.py, the durable writes and the reserve in durable.py, the
+lock in runlock.py; their names are importable from here.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import errno
-import fcntl
 import hashlib
 import json
 import os
 import re
-import stat
 import uuid
 from pathlib import Path
 from typing import Any
+
+# the bounded reads, the durable writes and the lock live in their own modules; their names stay importable
+# from here, where the rest of snakegate reads and writes run records
+from snakegate.provenance.boundedread import (MAX_RECORD_BYTES, RecordUnreadable, glance_problem,  # noqa: F401
+                                              json_object, json_problem, read_head, read_json, read_record,
+                                              read_tail)
+from snakegate.provenance.durable import (RESERVE_BYTES, RESERVE_FILE, RecordWriteError, copy_atomic,  # noqa: F401
+                                          drop_reserve, make_reserve, write_json_atomic, write_text_atomic)
+from snakegate.provenance.runlock import LOCK_FILE, RunBusy, RunLock, lock_holder, lock_is_held  # noqa: F401
 
 RUN_JSON = "run.json"
 CONFIG_YAML = "config.yaml"
@@ -47,10 +56,7 @@ HASHES_DIR = "hashes"  # each job output's sha256, recorded when its job ended (
 JOBIO_DIR = "jobio"  # each job's named inputs, outputs and logs and its own start and end, as the guard saw them
 SOURCE_JSON = "source.json"  # where the workflow copy came from: its git commit and tree (snakegate/run/pinning.py)
 SEAL_JSON = "seal.json"  # the sha256 of every file of the finished run (snakegate/provenance/seal.py)
-LOCK_FILE = ".lock"
 HEARTBEAT_FILE = ".heartbeat"  # touched while Snakemake's head lives (snakegate/run/heartbeat.py)
-RESERVE_FILE = ".reserve"  # given up on a full disk so the final run.json can still be written
-RESERVE_BYTES = 256 * 1024
 DAMAGED_SUFFIX = ".damaged"
 # Set by `snakegate run` for its Snakemake child, which runs under the lock it inherits.
 LOCK_HELD_ENV = "SNAKEGATE_RUN_LOCK_HELD"
@@ -58,35 +64,10 @@ LOCK_HELD_ENV = "SNAKEGATE_RUN_LOCK_HELD"
 STATUSES = ("running", "succeeded", "failed", "cancelled", "interrupted", "incomplete")
 UNREADABLE = "unreadable"  # listed for a folder whose run.json or prov.json cannot be read
 RUN_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")  # as snakegate/schemas/invocation.schema.json
-MAX_RECORD_BYTES = 64 * 1024 * 1024  # a record file read for a view (run.json, prov.json, ...) is read up to this
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
-
-
-class RunBusy(Exception):
-    def __init__(self, run_dir: Path, holder: str):
-        super().__init__(f"run folder {run_dir} is busy: another process ({holder}) is executing it")
-        self.run_dir = run_dir
-        self.holder = holder
 
 
 class RunNotFound(Exception):
     pass
-
-
-class RecordUnreadable(Exception):
-    """A file of a run folder that is not read: not a regular file, too big, or refused by the system."""
-
-
-class RecordWriteError(OSError):
-    """A run record file could not be written (full disk, read-only or vanished folder)."""
-
-    def __init__(self, path: Path, cause: OSError):
-        super().__init__(cause.errno, f"could not write {path}: {cause.strerror or cause}")
-        self.path = Path(path)
-        self.cause = cause
-
-    def __str__(self) -> str:
-        return self.strerror
 
 
 def utc_now() -> str:
@@ -150,221 +131,6 @@ def new_run_id(invocation_id: str, now: _dt.datetime | None = None) -> str:
     return f"{now.strftime('%Y%m%dT%H%M%SZ')}-{invocation_id[:8]}"
 
 
-def _write_durably(path: Path, payload: bytes, mode: int | None = None) -> None:
-    """Write a sibling temp file, fsync it, rename it over `path`, fsync the folder."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644 if mode is None else mode)
-        try:
-            if mode is not None:
-                os.fchmod(fd, mode)  # exactly this mode, whatever the umask
-            view = memoryview(payload)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    try:  # the rename itself must survive a crash too
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
-
-
-def _write(path: Path, payload: bytes, mode: int | None = None, use_reserve: bool = True) -> None:
-    """_write_durably; on a full disk give up the run folder's reserve once and retry (for the record's
-    own files, not for copies of logs)."""
-    try:
-        _write_durably(path, payload, mode)
-        return
-    except OSError as exc:
-        first = exc
-    reserve = Path(path).parent / RESERVE_FILE
-    if use_reserve and first.errno in (errno.ENOSPC, errno.EDQUOT) and reserve.is_file():
-        try:
-            reserve.unlink()
-            _write_durably(path, payload, mode)
-            return
-        except OSError as exc:
-            first = exc
-    raise RecordWriteError(path, first) from None
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    _write(path, (json.dumps(data, indent=2, sort_keys=True) + "\n").encode("utf-8"))
-
-
-def write_text_atomic(path: Path, text: str, mode: int | None = None) -> None:
-    """Durable write-then-rename. With `mode` (e.g. 0o600 for config.yaml, which holds x-sensitive values in
-    plain text for Snakemake) the file has exactly that mode from its first byte."""
-    _write(path, text.encode("utf-8"), mode)
-
-
-def copy_atomic(source: Path, dest: Path) -> None:
-    """Copy a file whole or not at all (a full disk must not leave half a log behind)."""
-    with open(source, "rb") as fh:
-        _write(Path(dest), fh.read(), use_reserve=False)
-
-
-def make_reserve(run_dir: Path) -> None:
-    """Set aside RESERVE_BYTES in the run folder (best effort: a disk already full has none to give)."""
-    path = Path(run_dir) / RESERVE_FILE
-    if path.exists():
-        return
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except OSError:
-        return
-    try:
-        os.write(fd, b"\0" * RESERVE_BYTES)  # real blocks: a sparse file would free nothing
-        os.fsync(fd)
-    except OSError:
-        os.close(fd)
-        fd = -1
-        path.unlink(missing_ok=True)
-    finally:
-        if fd >= 0:
-            os.close(fd)
-
-
-def drop_reserve(run_dir: Path) -> None:
-    try:
-        (Path(run_dir) / RESERVE_FILE).unlink()
-    except OSError:
-        pass
-
-
-# ---- reading, bounded ----------------------------------------------------------------------------
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"), (stat.S_ISLNK, "a symbolic link")):
-        if test(mode):
-            return name
-    return "not a regular file"
-
-
-def _open_regular(path: Path, follow_symlinks: bool, what: str) -> tuple[int, int]:
-    """(descriptor, size) of a regular file, opened without waiting; FileNotFoundError or RecordUnreadable."""
-    flags = _READ_FLAGS if not follow_symlinks else _READ_FLAGS & ~getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(path, flags)
-    except FileNotFoundError:
-        raise
-    except OSError as exc:
-        if exc.errno == errno.ELOOP and not follow_symlinks:
-            raise RecordUnreadable(f"{what} is a symbolic link, not a file (not followed)") from None
-        raise RecordUnreadable(f"{what} cannot be read: {exc.strerror or exc}") from None
-    try:
-        st = os.fstat(fd)
-    except OSError as exc:
-        os.close(fd)
-        raise RecordUnreadable(f"{what} cannot be read: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(st.st_mode):
-        os.close(fd)
-        raise RecordUnreadable(f"{what} is {_kind(st.st_mode)}, not a regular file (not read)")
-    return fd, st.st_size
-
-
-def _read_upto(fd: int, limit: int, what: str) -> bytes:
-    chunks, size = [], 0
-    try:
-        while size < limit:
-            chunk = os.read(fd, min(1 << 20, limit - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as exc:
-        raise RecordUnreadable(f"{what} cannot be read: {exc.strerror or exc}") from None
-    return b"".join(chunks)
-
-
-def read_head(path: Path, limit: int, *, follow_symlinks: bool = False, what: str | None = None) -> tuple[bytes, bool]:
-    """(the first `limit` bytes of a regular file, whether it holds more). Never waits and never reads past the
-    limit: a FIFO, a device or a socket (and, unless `follow_symlinks`, a symbolic link) is refused as it is
-    opened. FileNotFoundError when there is no such file; RecordUnreadable saying why for anything else."""
-    what = what or Path(path).name
-    fd, _ = _open_regular(Path(path), follow_symlinks, what)
-    try:
-        data = _read_upto(fd, limit + 1, what)  # one byte more says whether there is more
-    finally:
-        os.close(fd)
-    return data[:limit], len(data) > limit
-
-
-def read_tail(path: Path, limit: int, *, follow_symlinks: bool = False, what: str | None = None) -> tuple[bytes, bool]:
-    """(the last `limit` bytes of a regular file, whether it holds more before them); refuses as read_head does."""
-    what = what or Path(path).name
-    fd, size = _open_regular(Path(path), follow_symlinks, what)
-    try:
-        start = max(0, size - limit)
-        try:
-            os.lseek(fd, start, os.SEEK_SET)
-        except OSError as exc:
-            raise RecordUnreadable(f"{what} cannot be read: {exc.strerror or exc}") from None
-        data = _read_upto(fd, limit, what)
-    finally:
-        os.close(fd)
-    return data, start > 0
-
-
-def read_record(path: Path, limit: int = MAX_RECORD_BYTES, what: str | None = None) -> bytes:
-    """The whole of a record file that is a regular file of at most `limit` bytes (symbolic links not followed);
-    FileNotFoundError when absent, RecordUnreadable saying why otherwise."""
-    what = what or Path(path).name
-    data, more = read_head(path, limit, what=what)
-    if more:
-        raise RecordUnreadable(f"{what} is more than {limit:,} bytes, larger than any record snakegate writes "
-                               "(not read)")
-    return data
-
-
-def _json_object(path: Path, what: str | None = None) -> tuple[dict | None, str | None]:
-    """(the JSON object in `path`, None), (None, why not), or (None, None) when there is no such file."""
-    what = what or Path(path).name
-    try:
-        text = read_record(path, what=what)
-    except FileNotFoundError:
-        return None, None
-    except RecordUnreadable as exc:
-        return None, str(exc)
-    if not text.strip():
-        return None, f"{what} is empty"
-    try:
-        data = json.loads(text)
-    except UnicodeDecodeError:
-        return None, f"{what} is not UTF-8 text"
-    except json.JSONDecodeError as exc:
-        return None, f"{what} is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-    except RecursionError:
-        return None, f"{what} nests JSON too deep to read"
-    if not isinstance(data, dict):
-        return None, f"{what} holds a JSON {type(data).__name__}, not an object"
-    return data, None
-
-
-def read_json(path: Path) -> dict:
-    """The JSON object a record file holds; {} when it is missing, damaged, not a regular file or too big."""
-    data, _ = _json_object(path)
-    return data or {}
-
-
-def json_problem(path: Path, what: str | None = None) -> str | None:
-    """Why `path` is not a readable JSON object, or None when it is (a missing file is None too)."""
-    return _json_object(path, what)[1]
-
-
 # What the views read from run.json, by the kind of value snakegate writes there (null is always allowed). A record
 # holding anything else was not written by snakegate as it stands: it is listed as damaged, never shown or summed.
 _TEXT = ("run_id", "run_uuid", "workflow", "version", "status", "stage", "invocation_id", "parent_run", "rerun_of",
@@ -418,28 +184,8 @@ def record_problem(record: dict) -> str | None:
 
 def read_run(run_dir: Path) -> dict:
     """run.json's record; {} when it cannot be read or is damaged (`load_run` says why)."""
-    record, problem = _json_object(Path(run_dir) / RUN_JSON)
+    record, problem = json_object(Path(run_dir) / RUN_JSON)
     return record if record is not None and record_problem(record) is None else {}
-
-
-def glance_problem(path: Path, what: str | None = None) -> str | None:
-    """Why `path` is plainly not a whole JSON object, judged from its kind, size and first and last bytes
-    without parsing it; None when it looks whole or is missing. A listing of thousands of runs (each prov.json
-    megabytes at 10,000 jobs) reads no PROV document this way; a file damaged inside passes here and is found
-    by the views that open it (show-run, verify, export), which parse it whole."""
-    what = what or Path(path).name
-    try:
-        head, more = read_head(path, 64, what=what)
-        tail, _ = read_tail(path, 64, what=what) if more else (head, False)
-    except FileNotFoundError:
-        return None
-    except RecordUnreadable as exc:
-        return str(exc)
-    if not head.strip():
-        return f"{what} is empty"
-    if not head.lstrip().startswith(b"{") or not tail.rstrip().endswith(b"}"):
-        return f"{what} is not a whole JSON object (it does not start with {{ and end with }})"
-    return None
 
 
 def load_run(run_dir: Path, whole: bool = True) -> tuple[dict, str | None]:
@@ -447,7 +193,7 @@ def load_run(run_dir: Path, whole: bool = True) -> tuple[dict, str | None]:
     run — prov.json, invocation.json — cannot be read). A missing run.json is a problem too. `whole=False` (for
     listings) only glances at prov.json and invocation.json (glance_problem) instead of parsing them."""
     run_dir = Path(run_dir)
-    record, problem = _json_object(run_dir / RUN_JSON)
+    record, problem = json_object(run_dir / RUN_JSON)
     if record is None:
         return {}, problem or f"{RUN_JSON} is missing"
     problem = record_problem(record)
@@ -474,84 +220,6 @@ def update_run(run_dir: Path, **fields: Any) -> dict:
     record.setdefault("run_uuid", str(uuid.uuid4()))
     write_json_atomic(path, record)
     return record
-
-
-class RunLock:
-    """An exclusive, non-blocking flock on runs/<id>/.lock held for as long as the object lives."""
-
-    def __init__(self, run_dir: Path):
-        self.run_dir = Path(run_dir)
-        self._fd: int | None = None
-
-    def acquire(self) -> "RunLock":
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.run_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "unknown process"
-            os.close(fd)
-            raise RunBusy(self.run_dir, holder)
-        self._fd = fd
-        try:
-            self.note_holder(f"pid {os.getpid()}")
-        except OSError:
-            pass  # who holds it is a courtesy; a full disk must not stop the lock
-        return self
-
-    @property
-    def fd(self) -> int | None:
-        return self._fd
-
-    def note_holder(self, text: str) -> None:
-        """Say in the lock file who holds the lock now (shown to whoever finds it busy)."""
-        if self._fd is not None:
-            os.ftruncate(self._fd, 0)
-            os.pwrite(self._fd, text.encode(), 0)
-
-    def release(self) -> None:
-        if self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
-
-    def close_shared(self) -> None:
-        """Close this process's descriptor without unlocking: a child that inherited it keeps the lock
-        until it exits (LOCK_UN would release it for every descriptor of the open file)."""
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
-
-    def __enter__(self):
-        return self.acquire()
-
-    def __exit__(self, *exc):
-        self.release()
-
-
-def lock_is_held(run_dir: Path) -> bool:
-    """True while some process holds the run folder's lock (tried without blocking, released at once)."""
-    path = Path(run_dir) / LOCK_FILE
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)  # closing drops a lock taken here
-    return False
-
-
-def lock_holder(run_dir: Path) -> str:
-    try:
-        return (Path(run_dir) / LOCK_FILE).read_text(errors="replace").strip() or "unknown process"
-    except OSError:
-        return "unknown process"
 
 
 def run_folders(runs_dir: Path) -> list[Path]:

@@ -220,7 +220,7 @@ def test_fork_passes_only_the_allowed_snakemake_options(sg, base):
 
 
 def test_set_values_are_read_as_yaml_and_dotted_keys_nest():
-    from snakegate.commands.prov_cmds import apply_set, parse_set
+    from snakegate.commands.lineage_cmds import apply_set, parse_set
 
     params = {"a": {"b": 1}}
     for text in ("a.c=true", "n=3", "xs=[x, y]", "params.s=fill_mean", "q='3'"):

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from registry_copies import copy_registry
-from snakegate.commands.prov_cmds import parse_set
+from snakegate.commands.lineage_cmds import parse_set
 from snakegate.commands.set_values import as_contract_says
 
 PENGUINS = "data/examples/tabular-penguins.csv"

@@ -14,20 +14,8 @@ import sys
 import rdflib
 
 from prov_iris import run_iri
+from prov_sparql import ask  # prov.ttl, asked with standard prefixes only
 from registry_copies import clean_env, git, make_registry, new_run, run_names
-
-STANDARD = """
-PREFIX prov: <http://www.w3.org/ns/prov#>
-PREFIX wfprov: <http://purl.org/wf4ever/wfprov#>
-PREFIX wfdesc: <http://purl.org/wf4ever/wfdesc#>
-PREFIX schema: <http://schema.org/>
-PREFIX dct: <http://purl.org/dc/terms/>
-"""
-
-
-def ask(run_dir, query: str, **bindings) -> list:
-    g = rdflib.Graph().parse(run_dir / "prov.ttl", format="turtle")
-    return list(g.query(STANDARD + query, initBindings=bindings))
 
 
 def test_which_git_commit_and_whether_the_run_succeeded(succeeded_run, prov_registry):

@@ -34,8 +34,16 @@ from snakegate.provenance import secrets as secretkeys
 from snakegate.provenance.document import local
 from snakegate.provenance.hashing import sha256_file
 from snakegate.provenance.rocrate import from_prov as rp
-from snakegate.provenance.rocrate.export import (_TYPES, BIOSCHEMAS_WORKFLOW, DEFAULT_LICENSE, _Crate, _folder_files,
-                                                 _rel, _slug, workflow_with_steps, write_crate)
+from snakegate.provenance.rocrate.export import _Crate, write_crate
+from snakegate.provenance.rocrate.terms import (
+    BIOSCHEMAS_WORKFLOW,
+    DEFAULT_LICENSE,
+    TYPES,
+    folder_files,
+    rel_path,
+    slug,
+    workflow_with_steps,
+)
 
 PLAN_FILE = "plan.yaml"
 PLAN_LANGUAGE = "https://w3id.org/snakegate/plan/"  # the PROV record's `plan:` namespace
@@ -94,7 +102,7 @@ class _PlanCrate(_Crate):
         self.files[PLAN_FILE] = self.main
         for position, (name, manifest, schema, folder) in enumerate(self.plan_steps):
             self.step_workflow(name, manifest, schema or {}, Path(folder))
-            howto = self.add(f"#plan-step-{_slug(name)}", {"@type": "HowToStep", "name": f"step {name}",
+            howto = self.add(f"#plan-step-{slug(name)}", {"@type": "HowToStep", "name": f"step {name}",
                                                             "position": str(position)})
             howto["workExample"] = self.step_wfs[name]
             self.plan_howtos[name] = howto
@@ -126,7 +134,7 @@ class _PlanCrate(_Crate):
         FormalParameters for its params and declared outputs."""
         wf_id = manifest.get("id") or name
         inv = self.step_invocation(name)
-        rel = _rel(folder, self.root)
+        rel = rel_path(folder, self.root)
         snakefile = folder / "Snakefile"
         base = f"{(self.prov.get('prefix') or {}).get('wf', '#')}{local(wf_id)}/{inv.get('workflow_hash') or ''}"
         properties = {"name": manifest.get("title") or wf_id, "version": manifest.get("version"),
@@ -138,7 +146,7 @@ class _PlanCrate(_Crate):
                                      properties={k: v for k, v in properties.items() if v})
         self.files[f"{rel}/Snakefile"] = wf
         self.step_wfs[name] = wf
-        for path in _folder_files(folder):
+        for path in folder_files(folder):
             sub = path.relative_to(folder).as_posix()
             if sub != "Snakefile" and not sub.startswith(("test/", "examples/")):
                 self.file(path, f"{rel}/{sub}")
@@ -147,18 +155,18 @@ class _PlanCrate(_Crate):
             ident = f"{base}/rule/{local(rule)}"
             key = f"{name}{STEP_SEPARATOR}{rule}"
             taken = any(t.id == ident for t in self.tools.values())  # the same workflow in an earlier step
-            self.tool(key, rule_io or {}, ident=f"#tool-{_slug(key)}" if taken else ident, own=rule, owner=wf_id,
+            self.tool(key, rule_io or {}, ident=f"#tool-{slug(key)}" if taken else ident, own=rule, owner=wf_id,
                       version=manifest.get("version"))
             self.step_rules[name].append(key)
         properties_of = (schema.get("properties") or {})
         for pname, sub in properties_of.items():
-            kind = "File" if sub.get("x-artifact") else _TYPES.get(sub.get("type"), "Text")
+            kind = "File" if sub.get("x-artifact") else TYPES.get(sub.get("type"), "Text")
             self.param_fps[(name, pname)] = self.crate.add_formal_parameter(
-                name=pname, additionalType=kind, identifier=f"#param-{_slug(name)}-{_slug(pname)}",
+                name=pname, additionalType=kind, identifier=f"#param-{slug(name)}-{slug(pname)}",
                 description=sub.get("description"), valueRequired=pname in (schema.get("required") or []))
         for oname, out in (manifest.get("outputs") or {}).items():
             self.output_fps[(name, oname)] = self.crate.add_formal_parameter(
-                name=oname, additionalType="File", identifier=f"#output-{_slug(name)}-{_slug(oname)}",
+                name=oname, additionalType="File", identifier=f"#output-{slug(name)}-{slug(oname)}",
                 description=out.get("description"))
         wf["input"] = [fp for (step, _), fp in self.param_fps.items() if step == name]
         wf["output"] = [fp for (step, _), fp in self.output_fps.items() if step == name]
@@ -178,12 +186,12 @@ class _PlanCrate(_Crate):
                     made = outputs.get(f"{value['from']}.{value['output']}") or {}
                     source = self.run_dir / str(made.get("path") or "").split(f"{self.run_id}/", 1)[-1]
                     if made.get("path") and source.is_file():
-                        entity = self.file(source, _rel(source, self.root))
+                        entity = self.file(source, rel_path(source, self.root))
                 elif (props.get(pname) or {}).get("x-artifact") and isinstance(value, str) \
                         and (self.root / value).is_file():
-                    entity = self.file(self.root / value, _rel(self.root / value, self.root))
+                    entity = self.file(self.root / value, rel_path(self.root / value, self.root))
                 if entity is None:
-                    entity = self.add(f"#pv-{_slug(name)}-{_slug(pname)}", {
+                    entity = self.add(f"#pv-{slug(name)}-{slug(pname)}", {
                         "@type": "PropertyValue", "name": f"{name}.{pname}",
                         "value": value if isinstance(value, (str, int, float, bool))
                         else json.dumps(value, sort_keys=True)})
@@ -195,7 +203,7 @@ class _PlanCrate(_Crate):
                 made = outputs.get(f"{name}.{oname}") or {}
                 source = self.run_dir / str(made.get("path") or "").split(f"{self.run_id}/", 1)[-1]
                 if made.get("path") and source.is_file():
-                    entity = self.file(source, _rel(source, self.root), {"description": out.get("description")})
+                    entity = self.file(source, rel_path(source, self.root), {"description": out.get("description")})
                     self.example_of(entity, self.output_fps[(name, oname)])
                     results.append(entity)
             self.step_io[name] = (objects, results)
@@ -211,7 +219,7 @@ class _PlanCrate(_Crate):
             target, made = self.param_fps.get((step, top)), self.output_fps.get((source, output))
             if target is None or made is None or step not in self.plan_howtos:
                 continue
-            conn = self.add(f"#connection-{_slug(step)}-{_slug(param)}", {
+            conn = self.add(f"#connection-{slug(step)}-{slug(param)}", {
                 "@type": "ParameterConnection", "name": f"{step}.{param} ← {source}.{output}"})
             conn["sourceParameter"], conn["targetParameter"] = made, target
             howto = self.plan_howtos[step]
@@ -236,12 +244,12 @@ class _PlanCrate(_Crate):
         elif status == "failed":
             error = "not every declared output was made" if mine else "no job of this step ran in this run"
         inv = self.step_invocation(name)
-        action = self.action(self.step_wfs[name], f"#step-run-{_slug(self.run_id)}-{_slug(name)}",
+        action = self.action(self.step_wfs[name], f"#step-run-{slug(self.run_id)}-{slug(name)}",
                              f"step {name} of run {self.run_id}",
                              f"step {name} ({inv.get('workflow')} {inv.get('version') or ''}) of snakegate run "
                              f"{self.run_id}: {status}", status, starts[0] if starts else None,
                              ends[-1] if ends else None, error, objects, results)
-        control = self.add(f"#control-step-{_slug(name)}", {
+        control = self.add(f"#control-step-{slug(name)}", {
             "@type": "ControlAction", "name": f"orchestrate step {name}",
             "description": f"Snakemake running the jobs of step {name}"})
         control["instrument"] = self.plan_howtos[name]
