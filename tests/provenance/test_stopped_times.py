@@ -56,9 +56,9 @@ def test_a_cancelled_run_counts_its_stopped_job_as_cancelled(cancelled_run):
     assert val(run["sg:jobsCancelled"]) == 1 and val(run["sg:jobsSucceeded"]) == 1
 
 
-@pytest.mark.parametrize("workflow", CURATED)
-def test_a_killed_job_is_interrupted_with_its_own_start(workflow, interrupted_runs):
-    run_dir, _ = interrupted_runs[workflow]
+@pytest.mark.parametrize("curated_kinds", CURATED, indirect=True)
+def test_a_killed_job_is_interrupted_with_its_own_start(curated_kinds):
+    run_dir = curated_kinds.runs["interrupted"]
     starts = guard_starts(run_dir)
     stopped = {rule: job for rule, job in jobs_of(run_dir).items() if val(job["sg:status"]) != "succeeded"}
     assert stopped, "the kill came while a job ran"
@@ -69,9 +69,9 @@ def test_a_killed_job_is_interrupted_with_its_own_start(workflow, interrupted_ru
     assert val(run["sg:jobsIncomplete"]) == len(stopped) and "sg:jobsCancelled" not in run
 
 
-@pytest.mark.parametrize("workflow", CURATED)
-def test_a_killed_run_ends_not_before_the_kill_nor_after_it_was_found(workflow, interrupted_runs):
-    run_dir, kill_sent = interrupted_runs[workflow]
+@pytest.mark.parametrize("curated_kinds", CURATED, indirect=True)
+def test_a_killed_run_ends_not_before_the_kill_nor_after_it_was_found(curated_kinds):
+    run_dir, kill_sent = curated_kinds.runs["interrupted"], curated_kinds.kill_sent
     record = json.loads((run_dir / "run.json").read_text())
     ended, found = when(record["ended"]), when(record["interrupted_detected_at"])
     assert kill_sent <= ended <= found
