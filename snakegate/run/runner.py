@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from snakegate.entry import SNAKEFILE as ENTRY_SNAKEFILE
-from snakegate.run import finish, pinning, process, reuse, stage
+from snakegate.run import finish, known, pinning, process, reuse, stage, staged
 from snakegate.run.entry import explicit_config, invocation_record, strip_prefix, MODULE_PREFIX
 from snakegate.run.finish import RunOutcome, is_plan_result  # RunOutcome: other modules import it from here
 from snakegate.errors import ExitCode, UserError
@@ -312,8 +312,10 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
            *options.snakemake_args()]
     # The gated id travels outside the config file, for Snakemake only: the top-level Snakefile refuses
     # a config that gates to anything else. A profile reaches Snakemake only as checked (--profile).
-    env = {k: v for k, v in os.environ.items() if k != "SNAKEMAKE_PROFILE"}
+    env = {k: v for k, v in os.environ.items() if k not in ("SNAKEMAKE_PROFILE", known.ENV)}
     env.update({runstore.LOCK_HELD_ENV: run_id, pinning.EXPECTED_ENV: result.invocation_id})
+    # the staged copies' digests, hashed here as they were written: the job guard need not read them again
+    env[known.ENV] = known.export(known.staged_paths(run_dir, staged.read_manifest(run_dir)))
     progress = Progress(on_progress)
     cancelled = {"signal": None}
     followed: list[str] = []  # kept in memory too: the run folder may be deleted under the run
