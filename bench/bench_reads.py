@@ -1,14 +1,14 @@
 """Full reads of one large input per `snakegate run` (issue 30: hash once, at staging).
 
-A throw-away registry runs bench/blob: one job that writes its input's size without reading a byte of it,
-so every byte read from the input during the run is snakegate's own. The run goes under
+A throw-away registry runs bench/blob: `--jobs` jobs (default 1) that each write the input's size without
+reading a byte of it, so every byte read from the input during the run is snakegate's own. The run goes under
 `strace -f -y` (every process: the front end, Snakemake, the job), and each read(2)-family call on the
 source file or on its staged copy is summed; the count of full reads is those bytes over the file's size,
 per file and per process (pid -> its command). Plain `snakemake` on the same Snakefile and input reads it 0
 times outside the job (the anchor). The input is made once, `--size-mb` (default 256; the issue's case is
 1024), of random bytes.
 
-    python bench/bench_reads.py [--size-mb 256] [--mode copy|link] [--json]
+    python bench/bench_reads.py [--size-mb 256] [--jobs 1] [--mode copy|link] [--json]
 
 Needs strace. Writes nothing outside a scratch folder, removed at the end. Prints a table; never asserts.
 """
@@ -92,6 +92,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--size-mb", type=int, default=256)
     ap.add_argument("--mode", choices=("copy", "link"), default="copy")
+    ap.add_argument("--jobs", type=int, default=1, help="jobs that each take the input (default 1)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if shutil.which("strace") is None:
@@ -103,7 +104,7 @@ def main() -> int:
         size = blob.stat().st_size
         load = load_average()
         config = root / "run.yaml"
-        config.write_text(f"workflow: blob\nparams:\n  blob: {blob.relative_to(root)}\n")
+        config.write_text(f"workflow: blob\nparams:\n  blob: {blob.relative_to(root)}\n  n_jobs: {args.jobs}\n")
         trace = scratch.root / "snakegate.trace"
         code = traced([SNAKEGATE, "--registry", str(root), "run", str(config), "--cores", "1"], root, trace)
         runs = sorted((root / "runs").iterdir())
@@ -115,9 +116,9 @@ def main() -> int:
         plain_dir = scratch.fresh("plain")
         plain_trace = scratch.root / "plain.trace"
         plain_code = traced([SNAKEMAKE, "--snakefile", str(root / "workflows" / "blob" / "Snakefile"), "--cores", "1",
-                             "--directory", str(plain_dir), "--config", f"blob={blob}"], plain_dir, plain_trace)
+                             "--directory", str(plain_dir), "--config", f"blob={blob}", f"n_jobs={args.jobs}"], plain_dir, plain_trace)
         plain = count_reads(plain_trace, {str(blob.resolve()): "source"})
-        result = {"size_mb": args.size_mb, "mode": args.mode, "load": load, "exit_code": code,
+        result = {"size_mb": args.size_mb, "mode": args.mode, "jobs": args.jobs, "load": load, "exit_code": code,
                   "plain_exit_code": plain_code,
                   "snakegate": {k: {"full_reads": round(v["bytes"] / size, 2),
                                     "by": {c: round(b / size, 2) for c, b in v["by"].items()}}
@@ -126,7 +127,8 @@ def main() -> int:
         if args.json:
             print(json.dumps(result, indent=2))
         else:
-            print(f"input {args.size_mb} MB, staging {args.mode}, load {load:.1f}; exit {code} (plain {plain_code})")
+            print(f"input {args.size_mb} MB, {args.jobs} job(s) taking it, staging {args.mode}, load {load:.1f}; "
+                  f"exit {code} (plain {plain_code})")
             for label, v in result["snakegate"].items():
                 print(f"  snakegate run, {label:<12} {v['full_reads']:5.2f} full reads")
                 for command, n in sorted(v["by"].items()):
