@@ -1,4 +1,5 @@
-"""Registry check cost (item 4): `snakegate check <id>` per workflow and `snakegate check` on the whole registry.
+"""Registry check cost (item 4): `snakegate check <id>` per workflow and `snakegate check` on the whole registry,
+with its workflows gathered in parallel (the default) and in one process (`-j 1`).
 
 The wall is reported whatever the verdict (a workflow with findings still costs
 what it costs); the exit code is kept beside it. When the installed snakegate
@@ -27,7 +28,9 @@ def registry_check(quick: bool, reps: int, timeout: float) -> dict:
         print("  pending: this snakegate has no `check` command yet", flush=True)
         return {"status": "pending", "why": "`snakegate check` is not available yet", "rows": []}
     registry = Registry.load(REPO)
-    cases = [(wf_id, [wf_id]) for wf_id in registry.ids()] + [("whole registry", [])]
+    # the whole registry gathered in parallel (the default: one process per core) and in one process (-j 1)
+    cases = [(wf_id, [wf_id]) for wf_id in registry.ids()] + [("whole registry", []),
+                                                              ("whole registry, -j 1", ["-j", "1"])]
     rows = []
     for case, ids in cases:
         cmd = [SNAKEGATE, "--registry", str(REPO), "check", *ids]

@@ -8,11 +8,15 @@
   preflight.py's signature and purity), `declarations` (what each output declares it holds), `evaluate`
   (workflow.yaml's acceptance checks), `hygiene`.
 - `proofs` lists them in order and runs them, failing closed.
+- `changes` says which workflows a git change touches (`--changed`); `parallel` gathers folders in worker
+  processes; `report` is the whole check of some folders (`check_workflows`).
 """
 
 from snakegate.check.facts import ExampleFacts, Finding, WorkflowFacts
-from snakegate.check.gather import CheckReport, changed_since, check_workflows, gather, select
+from snakegate.check.changes import Changes, changed_since, changes
+from snakegate.check.gather import gather, select
 from snakegate.check.proofs import CODES, PROOFS, run_checks
+from snakegate.check.report import CheckReport, check_workflows
 
-__all__ = ["CODES", "PROOFS", "CheckReport", "ExampleFacts", "Finding", "WorkflowFacts", "changed_since",
-           "check_workflows", "gather", "run_checks", "select"]
+__all__ = ["CODES", "PROOFS", "Changes", "CheckReport", "ExampleFacts", "Finding", "WorkflowFacts", "changed_since",
+           "changes", "check_workflows", "gather", "run_checks", "select"]

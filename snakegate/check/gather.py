@@ -14,9 +14,8 @@ import os
 import re
 import shutil
 import sys
-from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
-from snakegate.check.facts import ExampleFacts, Finding, WorkflowFacts
+from pathlib import Path
+from snakegate.check.facts import ExampleFacts, WorkflowFacts
 from snakegate.check.hygiene import IGNORED_LINTS
 from snakegate.check.reading import SnakefileSyntaxError, find_snakefile, read_workflow
 from snakegate.contract.dialect import did_you_mean
@@ -27,7 +26,7 @@ from snakegate.models import GateError
 # the edge: read files, gate examples, build DAGs, lint, format
 
 
-def _rel(path: Path | str, root: Path) -> str:
+def rel_path(path: Path | str, root: Path) -> str:
     try:
         return Path(path).resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
@@ -37,7 +36,7 @@ def _rel(path: Path | str, root: Path) -> str:
 def gather(folder: Path, registry, settings, *, hygiene: bool = True) -> WorkflowFacts:
     """Read and load everything about one workflow folder; never raises for a broken workflow."""
     root = settings.registry_root
-    facts = WorkflowFacts(id=folder.name, folder=str(folder.resolve()), rel=_rel(folder, root), root=str(root.resolve()))
+    facts = WorkflowFacts(id=folder.name, folder=str(folder.resolve()), rel=rel_path(folder, root), root=str(root.resolve()))
     steps = [
         (_gather_manifest, "manifest_invalid"), (_gather_schema, "schema_invalid"),
         (_gather_source, "undeclared_config_key"), (_gather_examples, "example_invalid"),
@@ -66,7 +65,7 @@ def _gather_preflight(facts: WorkflowFacts, folder: Path, registry, settings) ->
     """The text of preflight.py, for the pure proof in snakegate.check.preflights (never imported here)."""
     path = folder / "preflight.py"
     if path.is_file():
-        facts.preflight_file = _rel(path, settings.registry_root)
+        facts.preflight_file = rel_path(path, settings.registry_root)
         facts.preflight_source = path.read_text(encoding="utf-8")
 
 
@@ -105,14 +104,14 @@ def _gather_schema(facts: WorkflowFacts, folder: Path, registry, settings) -> No
 
 
 def _gather_source(facts: WorkflowFacts, folder: Path, registry, settings) -> None:
-    facts.existing_files = {_rel(p, settings.registry_root) for p in folder.rglob("*") if p.is_file()}
+    facts.existing_files = {rel_path(p, settings.registry_root) for p in folder.rglob("*") if p.is_file()}
     if find_snakefile(folder) is None:
         facts.has_snakefile = False
         return
     try:
         facts.source = read_workflow(folder, settings.registry_root)
     except SnakefileSyntaxError as exc:
-        facts.syntax_error = (exc.message, _rel(exc.file, settings.registry_root), exc.line)
+        facts.syntax_error = (exc.message, rel_path(exc.file, settings.registry_root), exc.line)
         return
     for _file, _line, path in facts.source.configfiles:
         # a standalone run started in the workflow folder loads it (relative to the working directory)
@@ -160,7 +159,7 @@ def _gather_examples(facts: WorkflowFacts, folder: Path, registry, settings) -> 
         return
     root = settings.registry_root
     for path in wf.examples():
-        ex = ExampleFacts(name=_rel(path, root))
+        ex = ExampleFacts(name=rel_path(path, root))
         facts.examples.append(ex)
         data, yaml_error = read_run_config(path)
         if yaml_error is not None:
@@ -185,7 +184,7 @@ def _gather_examples(facts: WorkflowFacts, folder: Path, registry, settings) -> 
         try:
             ex.dag = build_dag(wf.snakefile, ex.resolved_params)
         except DagError as exc:
-            file = _rel(exc.file, root) if exc.file else None
+            file = rel_path(exc.file, root) if exc.file else None
             line = facts.source.source_line(file, exc.line) if facts.source else exc.line
             ex.dag_error = (exc.message, file, line)
 
@@ -227,7 +226,7 @@ def _gather_lint(facts: WorkflowFacts, folder: Path, registry, settings) -> None
             if line is None:  # a Snakefile-level lint says its line only in its title ("... in line 12")
                 found = _LINT_LINE.search(lint_item.get("title", ""))
                 line = int(found.group(1)) if found else None
-            facts.lints.append({"rule": where.get("rule"), "file": _rel(where["snakefile"], root)
+            facts.lints.append({"rule": where.get("rule"), "file": rel_path(where["snakefile"], root)
                                 if where.get("snakefile") else None, "line": line,
                                 "title": lint_item.get("title", ""), "body": lint_item.get("body", "")})
 
@@ -272,7 +271,7 @@ def parse_compact_diff(text: str, root: Path) -> list[dict]:
     for line in text.splitlines():
         if line.startswith("=====> Diff for ") and line.endswith(" <====="):
             name = line[len("=====> Diff for "):-len(" <=====")]
-            current = {"file": _rel(name, root), "line": None, "changed": 0, "excerpt": None}
+            current = {"file": rel_path(name, root), "line": None, "changed": 0, "excerpt": None}
             out[current["file"]] = current
         elif current is None:
             continue
@@ -317,60 +316,3 @@ def select(root: Path, ids: list[str]) -> list[Path]:
                             ExitCode.INVALID)
         out.append(folders[wf_id])
     return out
-
-
-def changed_since(root: Path, rev: str) -> set[str] | None:
-    """Workflow ids whose folder changed between `rev` and the working tree (untracked files
-    included); None means "all": schemas/ or the core (snakegate/) changed."""
-    import git
-
-    try:
-        repo = git.Repo(root, search_parent_directories=True)
-    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-        raise UserError(f"--changed-since needs a git checkout, and {root} is not inside one")
-    try:
-        repo.commit(rev)
-    except (git.BadName, ValueError, git.GitCommandError):
-        raise UserError(f"git cannot resolve `{rev}` in {repo.working_tree_dir}; fetch it first "
-                        "(in CI: actions/checkout with fetch-depth: 0)")
-    names = repo.git.diff("--name-only", "--no-renames", rev, "--").splitlines() + list(repo.untracked_files)
-    base = PurePosixPath(_rel(root, Path(repo.working_tree_dir))) if Path(repo.working_tree_dir).resolve() != root.resolve() else None
-    ids: set[str] = set()
-    for name in names:
-        p = PurePosixPath(name)
-        if base is not None:
-            try:
-                p = p.relative_to(base)
-            except ValueError:
-                continue
-        parts = p.parts
-        if parts and parts[0] in ("schemas", "snakegate"):
-            return None
-        if len(parts) >= 3 and parts[0] == "workflows":
-            ids.add(parts[1])
-    return ids
-
-
-@dataclass
-class CheckReport:
-    workflows: list[str]
-    findings: list[Finding]
-
-    @property
-    def ok(self) -> bool:
-        return not any(f.severity == "error" for f in self.findings)
-
-    def as_json(self) -> dict:
-        return {"ok": self.ok, "workflows": self.workflows, "findings": [f.as_json() for f in self.findings]}
-
-
-def check_workflows(folders: list[Path], registry, settings, *, hygiene: bool = True) -> CheckReport:
-    all_facts = [gather(folder, registry, settings, hygiene=hygiene) for folder in folders]
-    if hygiene:
-        gather_format(all_facts, settings.registry_root)
-    findings: list[Finding] = []
-    from snakegate.check.proofs import run_checks
-
-    for facts in all_facts:
-        findings.extend(run_checks(facts))
-    return CheckReport(workflows=[p.name for p in folders], findings=findings)

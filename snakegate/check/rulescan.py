@@ -86,9 +86,9 @@ def directive(rule: RuleSource, dec, line) -> list:
     elif kind in _SINGLE and dec.args:
         setattr(rule, _SINGLE[kind], literal(dec.args[0]) or text(dec.args[0]))
     elif kind == "shellcmd" and dec.args:
-        text = joined(dec.args[0])
-        if text is not None:
-            rule.shell.append(text)
+        command = joined(dec.args[0])
+        if command is not None:
+            rule.shell.append(command)
     elif kind == "threads" and dec.args:
         rule.threads = ast.unparse(dec.args[0])
     elif kind == "resources":
@@ -97,9 +97,9 @@ def directive(rule: RuleSource, dec, line) -> list:
         rule.default_target = bool(getattr(dec.args[0], "value", False))
     if kind in ("input", "output", "params", "log", "shellcmd", "conda", "resources"):
         for sub in ast.walk(dec):
-            text = literal(sub)
-            if text is not None:
-                rule.literals.append((kind, text, line(sub)))
+            value = literal(sub)
+            if value is not None:
+                rule.literals.append((kind, value, line(sub)))
     if isinstance(dec, ast.Call):
         return list(dec.args) + [k.value for k in dec.keywords]
     return []

@@ -7,8 +7,16 @@ import sys
 
 from snakegate.errors import ExitCode, UserError
 
-CHANGED_HELP = ("only workflows whose folder changed since git revision REV (working tree and untracked files "
-                "included); all of them when schemas/ or snakegate/ changed")
+CHANGED_HELP = ("only workflows whose folder changed since the git revision --base (working tree and untracked "
+                "files included); all of them when a shared file changed (snakegate.toml, schemas/, data/, ...)")
+BASE_HELP = "the git revision --changed compares with (default: HEAD, i.e. what is not committed yet)"
+SINCE_HELP = "the same as --changed --base REV"
+
+
+def _changed_options(p) -> None:
+    p.add_argument("--changed", action="store_true", help=CHANGED_HELP)
+    p.add_argument("--base", metavar="REF", help=BASE_HELP)
+    p.add_argument("--changed-since", metavar="REV", help=SINCE_HELP)
 
 
 def register(sub, epilog: str) -> None:
@@ -23,8 +31,10 @@ def register(sub, epilog: str) -> None:
     p.add_argument("--json", action="store_true",
                    help='print one JSON object: {"ok", "workflows", "findings": [{severity, workflow, code, rule, '
                         'file, line, message, hint}]}')
-    p.add_argument("--changed-since", metavar="REV", help=CHANGED_HELP)
+    _changed_options(p)
     p.add_argument("--no-hygiene", action="store_true", help="skip the warnings-only lint, snakefmt and tool checks")
+    p.add_argument("-j", "--jobs", type=_positive, metavar="N",
+                   help="check up to N workflows at once, each in its own process (default: the usable cores)")
     p.set_defaults(handler=cmd_check)
 
     p = sub.add_parser(
@@ -35,7 +45,7 @@ def register(sub, epilog: str) -> None:
                     "test/<case>/expected/<path>: byte-identical, or within test.float_tolerance for named JSON outputs.")
     p.add_argument("ids", nargs="*", metavar="ID", help="workflow ids (default: every workflow)")
     p.add_argument("--case", action="append", metavar="NAME", help="run only this test case (repeatable)")
-    p.add_argument("--changed-since", metavar="REV", help=CHANGED_HELP)
+    _changed_options(p)
     p.add_argument("--update", action="store_true",
                    help="write this run's outputs as the expected files (review the diff before committing)")
     p.set_defaults(handler=cmd_test)
@@ -72,32 +82,73 @@ def cmd_draft(ctx) -> int:
     return ExitCode.OK
 
 
-def _folders(ctx):
-    """The selected workflow folders, narrowed by --changed-since; None when nothing changed."""
-    from snakegate.check import changed_since, select
+def _positive(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1 (got `{text}`)")
+    return value
+
+
+def _base(ctx) -> str | None:
+    """The revision --changed / --changed-since compares with; None when every selected workflow counts."""
+    args = ctx.args
+    if args.changed_since and args.base and args.changed_since != args.base:
+        raise UserError(f"--changed-since {args.changed_since} and --base {args.base} name two revisions; "
+                        "give one (--changed --base REF)", ExitCode.USAGE)
+    if args.base and not args.changed and not args.changed_since:
+        raise UserError(f"--base {args.base} says what --changed compares with; add --changed", ExitCode.USAGE)
+    if args.changed_since:
+        return args.changed_since
+    return (args.base or "HEAD") if args.changed else None
+
+
+def _folders(ctx, say=None):
+    """The selected workflow folders, narrowed to what changed since --base; `say` hears which were skipped."""
+    from snakegate.check import changes, select
 
     root = ctx.settings.registry_root
     folders = select(root, ctx.args.ids)
-    if ctx.args.changed_since:
-        changed = changed_since(root, ctx.args.changed_since)
-        if changed is not None:
-            folders = [f for f in folders if f.name in changed]
-    return folders
+    base = _base(ctx)
+    if base is None:
+        return folders
+    found = changes(root, base)
+    if found.all:
+        if say:
+            say(f"{found.shared} changed since {base}: every workflow is checked")
+        return folders
+    skipped = [f.name for f in folders if f.name not in found.ids]
+    if say and skipped:
+        say(f"skipped, unchanged since {base}: {', '.join(skipped)}")
+    return [f for f in folders if f.name in found.ids]
 
 
 def cmd_check(ctx) -> int:
     from snakegate.check import check_workflows
 
-    folders = _folders(ctx)
+    notes: list[str] = []
+    folders = _folders(ctx, notes.append)
     plans = _plans(ctx)
+    if not ctx.args.json:
+        for note in notes:
+            print(note)
     if not folders and not plans:
         return _nothing(ctx, "check", as_json=ctx.args.json)
-    report = check_workflows(folders, ctx.registry, ctx.settings, hygiene=not ctx.args.no_hygiene)
+    report = check_workflows(folders, ctx.registry, ctx.settings, hygiene=not ctx.args.no_hygiene,
+                             jobs=ctx.args.jobs)
     refused = {path: _plan_errors(ctx, path) for path in plans}
     ok = report.ok and not any(refused.values())
     if ctx.args.json:
         answer = report.as_json()
         answer["ok"] = ok
+        if _base(ctx) is not None:
+            checked = set(report.workflows)
+            answer["base"] = _base(ctx)
+            answer["skipped"] = [f.name for f in _select_all(ctx) if f.name not in checked]
         answer["plans"] = {path.stem: [e.model_dump() for e in errors] for path, errors in refused.items()}
         print(json.dumps(answer, indent=2))
     else:
@@ -126,11 +177,21 @@ def _plan_errors(ctx, path) -> list:
     return check_plan(path, ctx.registry, ctx.settings)
 
 
+def _select_all(ctx) -> list:
+    from snakegate.check import select
+
+    return select(ctx.settings.registry_root, ctx.args.ids)
+
+
 def _nothing(ctx, what: str, as_json: bool = False) -> int:
+    base = _base(ctx)
     if as_json:
-        print(json.dumps({"ok": True, "workflows": [], "findings": []}, indent=2))
+        answer = {"ok": True, "workflows": [], "findings": []}
+        if base is not None:
+            answer.update(base=base, skipped=[f.name for f in _select_all(ctx)])
+        print(json.dumps(answer, indent=2))
     else:
-        since = f" changed since {ctx.args.changed_since}" if ctx.args.changed_since else ""
+        since = f" changed since {base}" if base else ""
         print(f"no workflow{since}; nothing to {what}")
     return ExitCode.OK
 
@@ -166,7 +227,7 @@ def print_report(report, stream=None) -> None:
 def cmd_test(ctx) -> int:
     from snakegate.contribute.testcases import find_cases, run_case
 
-    folders = _folders(ctx)
+    folders = _folders(ctx, print)
     plans = _plans(ctx)
     if not folders and not plans:
         return _nothing(ctx, "test")

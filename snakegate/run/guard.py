@@ -35,6 +35,7 @@ import sys
 import time
 from pathlib import Path
 
+from snakegate.run import known
 from snakegate.provenance.runstore import HASHES_DIR, jobio_record_path, output_record_path as record_path, \
     read_output_record as read_record
 
@@ -93,6 +94,25 @@ def digest(path: Path) -> tuple[str, int] | None:
     except OSError:
         return None
     return h.hexdigest(), size
+
+
+def _digest_known(path: Path) -> tuple[str, int] | None:
+    """digest(), or the digest this process already has for the file while it is untouched since
+    (snakegate.run.known): a staged input read by many jobs is hashed once, at staging."""
+    found = known.recall(path)
+    if found is not None:
+        return found
+    try:
+        before = os.stat(path)
+    except OSError:
+        return None
+    got = digest(path)
+    if got is not None:
+        try:
+            known.remember(before, os.stat(path), *got)
+        except OSError:
+            pass
+    return got
 
 
 def _inside(path: str, run_dir: str) -> str | None:
@@ -177,7 +197,7 @@ class Guard:
             want, producer = self.expected(rel)
             if want == "":
                 continue
-            have = digest(Path(self.run_dir) / rel)
+            have = _digest_known(Path(self.run_dir) / rel)
             if want is None:
                 problems.append(f"{rel} has no record in this run (no job of the run made it, or its record "
                                 "is gone)")
@@ -196,7 +216,7 @@ class Guard:
             rel = _inside(path, self.run_dir)
             if rel is None:
                 continue
-            got = digest(Path(self.run_dir) / rel)
+            got = _digest_known(Path(self.run_dir) / rel)
             if got is None and _flagged(item, "touch"):
                 got = (_EMPTY, 0)  # Snakemake makes the empty file once the job is done
             if got is not None:

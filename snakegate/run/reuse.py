@@ -21,7 +21,6 @@ from pathlib import Path
 
 from snakegate.provenance import runstore
 from snakegate.provenance.hashing import sha256_file
-from snakegate.run import guard
 
 SEEDED_KEY = "seeded"
 SEEDED_FOLDERS = ("results", "logs")
@@ -91,7 +90,10 @@ def seed(parent: Path, run_dir: Path, registry_root: Path) -> list[dict]:
                                f"{digest[:12]}…)")
                 continue
             st = dest.stat()
-            # the fork's own record of the copy: its jobs' inputs are checked against it (guard.py)
+            # the fork's own record of the copy: its jobs' inputs are checked against it (guard.py, imported
+            # here: it imports Snakemake, which the front end need not load to start a run)
+            from snakegate.run import guard
+
             guard.write_record(run_dir, rel, digest, st.st_size,
                                f"{record['rule'] or 'a job'} of run {parent.name} (reused)")
             seeded.append({"path": rel, "sha256": digest, "rule": record["rule"], "parent_path": src.as_posix(),

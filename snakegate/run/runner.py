@@ -11,9 +11,9 @@ that goes on and records itself. SIGINT/SIGTERM to the front end are passed to
 Snakemake, whose handlers stop the jobs and record the run `cancelled` with the
 signal (a `cancel` event set from another thread, the chat's cancel key, does
 the same as SIGINT); if it does not stop in time the front end escalates to
-SIGKILL. After
-Snakemake exits the front end adds the exit code, or records the end itself
-when the handlers never ran (a failure before the first job, a kill).
+SIGKILL (snakegate.run.process). After Snakemake exits the front end adds the
+exit code, or records the end itself when the handlers never ran (a failure
+before the first job, a kill: snakegate.run.finish).
 """
 
 from __future__ import annotations
@@ -23,18 +23,18 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from snakegate.entry import SNAKEFILE as ENTRY_SNAKEFILE
-from snakegate.run import pinning, reuse, stage, verdict
-from snakegate.run.entry import explicit_config, invocation_record, missing_outputs, reuse_fields, strip_prefix, MODULE_PREFIX
+from snakegate.run import finish, known, pinning, process, reuse, stage, staged
+from snakegate.run.entry import explicit_config, invocation_record, strip_prefix, MODULE_PREFIX
+from snakegate.run.finish import RunOutcome, is_plan_result  # RunOutcome: other modules import it from here
 from snakegate.errors import ExitCode, UserError
 from snakegate.gate.prove import gate
 from snakegate.models import GateError, GateResult
-from snakegate.provenance import runindex, runrecords, runstore, seal, snakemakelog
+from snakegate.provenance import runindex, runrecords, runstore, snakemakelog
 from snakegate.registry.workflows import Registry
 from snakegate.config.write import dump_config
 from snakegate.registry.settings import Settings
@@ -68,16 +68,6 @@ class RunOptions:
             # copied outputs carry no Snakemake metadata; decide by mtime plus the rules forced above
             args += ["--rerun-triggers", "mtime"]
         return args
-
-
-@dataclass
-class RunOutcome:
-    run_id: str
-    run_dir: Path
-    status: str
-    exit_code: int
-    record: dict
-    gate: GateResult
 
 
 class Progress:
@@ -232,15 +222,11 @@ def _gate(registry: Registry, invocation: dict, settings: Settings, check_dag: b
     return gate(registry, invocation, settings, check_dag=check_dag)
 
 
-def _is_plan(result) -> bool:
-    return hasattr(result, "order")  # snakegate.plan.prove.PlanResult
-
-
 def _copy_workflow(registry: Registry, result: GateResult, run_dir: Path):
     """runs/<run_id>/workflow/: the gated workflow folder, verified, read-only; the Workflow read from it.
     A plan: each step's, in runs/<run_id>/steps/<step>/workflow/; {step: Workflow}."""
     try:
-        if _is_plan(result):
+        if is_plan_result(result):
             from snakegate.run import plan_run
 
             return plan_run.make_copies(registry, result, run_dir)
@@ -255,7 +241,7 @@ def _copy_workflow(registry: Registry, result: GateResult, run_dir: Path):
 def _stage_inputs(wf, settings: Settings, result: GateResult, run_dir: Path) -> None:
     """runs/<run_id>/inputs/: the gated inputs, copied and verified before Snakemake starts (snakegate.run.stage)."""
     try:
-        if _is_plan(result):
+        if is_plan_result(result):
             from snakegate.run import plan_run
 
             plan_run.stage_plan(run_dir, result, wf, settings)
@@ -289,7 +275,7 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
     started = runstore.utc_now()
     try:
         runstore.make_reserve(run_dir)
-        if _is_plan(result):
+        if is_plan_result(result):
             from snakegate.run import plan_run
 
             config, record = plan_run.plan_explicit_config(result, run_id), plan_run.plan_invocation_record(result)
@@ -315,7 +301,7 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
                                                                                  settings.registry_root)})
         # owner-only when the contract has sensitive params: a failing job may print one
         out_fd = os.open(run_dir / runstore.CONSOLE_LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND,
-                         runrecords.log_mode(_context(wf, settings, run_dir, result).secret_scope()[0]))
+                         runrecords.log_mode(finish.context(wf, settings, run_dir, result).secret_scope()[0]))
     except (OSError, runindex.RunIndexError) as exc:
         raise _NotStarted(getattr(exc, "strerror", None) or str(exc)) from None
 
@@ -326,8 +312,10 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
            *options.snakemake_args()]
     # The gated id travels outside the config file, for Snakemake only: the top-level Snakefile refuses
     # a config that gates to anything else. A profile reaches Snakemake only as checked (--profile).
-    env = {k: v for k, v in os.environ.items() if k != "SNAKEMAKE_PROFILE"}
+    env = {k: v for k, v in os.environ.items() if k not in ("SNAKEMAKE_PROFILE", known.ENV)}
     env.update({runstore.LOCK_HELD_ENV: run_id, pinning.EXPECTED_ENV: result.invocation_id})
+    # the staged copies' digests, hashed here as they were written: the job guard need not read them again
+    env[known.ENV] = known.export(known.staged_paths(run_dir, staged.read_manifest(run_dir)))
     progress = Progress(on_progress)
     cancelled = {"signal": None}
     followed: list[str] = []  # kept in memory too: the run folder may be deleted under the run
@@ -338,7 +326,7 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
     console = run_dir / runstore.CONSOLE_LOG
     try:
         proc = subprocess.Popen(cmd, cwd=settings.registry_root, env=env, stdin=subprocess.DEVNULL, stdout=out_fd,
-                                stderr=subprocess.STDOUT, pass_fds=(lock.fd,), preexec_fn=_child_setup)
+                                stderr=subprocess.STDOUT, pass_fds=(lock.fd,), preexec_fn=process.child_setup)
     finally:
         os.close(out_fd)
     # run.json is Snakemake's to write from here on (its onstart handler records its pid), so that two
@@ -352,14 +340,14 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
         # Snakemake's own handler (signals.py) stops the jobs and records the cancel; escalate if it hangs
         first = cancelled["signal"] is None
         cancelled["signal"] = cancelled["signal"] or signal.Signals(signum).name
-        _signal(proc, signum)
+        process.send_signal(proc, signum)
         if first:
-            _escalate_later(proc, signum)
+            process.escalate_later(proc, signum)
 
     if cancel is not None:
-        _cancel_when_set(cancel, proc, lambda: forward(signal.SIGINT, None))
+        process.cancel_when_set(cancel, proc, lambda: forward(signal.SIGINT, None))
     previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
-    in_main_thread = _in_main_thread()
+    in_main_thread = process.in_main_thread()
     if in_main_thread:
         for s in previous:
             signal.signal(s, forward)
@@ -370,174 +358,11 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
             if echo:
                 echo(line)
 
-        follow(console, proc, on_line)
+        process.follow(console, proc, on_line)
         exit_code = proc.wait()
     finally:
         if in_main_thread:
             for s, handler in previous.items():
                 signal.signal(s, handler)
-    return _finalise(wf, settings, run_id, run_dir, result, exit_code, cancelled["signal"], started,
-                     "".join(followed))
-
-
-def follow(path: Path, proc: subprocess.Popen, on_line: Callable[[str], None], poll_s: float = 0.1) -> None:
-    """Feed each line Snakemake writes to `path` to `on_line` until the process has exited and all is read."""
-    with open(path, "rb") as fh:
-        pending = b""
-        while True:
-            chunk = fh.read(1 << 16)
-            if chunk:
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
-                for line in lines:
-                    on_line(line.decode("utf-8", errors="replace") + "\n")
-                continue
-            if proc.poll() is not None:
-                break  # exited, and everything it wrote has been read
-            time.sleep(poll_s)
-        if pending:
-            on_line(pending.decode("utf-8", errors="replace"))
-
-
-def _child_setup() -> None:
-    """Own session and process group (no terminal hangup reaches it; a cancel reaches its jobs) and
-    default SIGINT: a shell that starts `snakegate run &` ignores SIGINT, which Snakemake would inherit."""
-    os.setsid()
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def _signal(proc: subprocess.Popen, sig) -> None:
-    try:
-        os.kill(proc.pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _signal_group(proc: subprocess.Popen, sig: signal.Signals) -> None:
-    try:
-        os.killpg(proc.pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-CANCEL_GRACE_S = (20.0, 10.0)  # signal -> wait -> the signal again (jobs SIGKILLed) -> wait -> SIGKILL all
-
-
-def _escalate_later(proc: subprocess.Popen, signum) -> None:
-    def escalate():
-        for step, wait in enumerate(CANCEL_GRACE_S):
-            try:
-                proc.wait(timeout=wait)
-                return
-            except subprocess.TimeoutExpired:
-                if step == 0:
-                    _signal(proc, signum)
-                else:
-                    _signal_group(proc, signal.SIGKILL)
-
-    threading.Thread(target=escalate, daemon=True).start()
-
-
-def _cancel_when_set(cancel: threading.Event, proc: subprocess.Popen, stop: Callable[[], None]) -> None:
-    """Watch `cancel` while Snakemake runs; once set, stop the run exactly as a SIGINT to the front end would."""
-    def watch():
-        while proc.poll() is None:
-            if cancel.wait(0.2):
-                stop()
-                return
-
-    threading.Thread(target=watch, name="snakegate-cancel-watch", daemon=True).start()
-
-
-def _in_main_thread() -> bool:
-    return threading.current_thread() is threading.main_thread()
-
-
-def _finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, started: str,
-              console_text: str) -> RunOutcome:
-    """After Snakemake exited: keep what its handlers recorded and add the exit code; when they never ran
-    (stopped before the first job, killed), record the end here from its output."""
-    from snakegate.run import record as runrecord
-
-    # Snakemake has exited: its output and every log of the run lose the run's sensitive values
-    hidden = runrecords.RunSecrets.of(settings.registry_root, *_context(wf, settings, run_dir, result).secret_scope())
-    console_text = hidden.text(console_text)
-    hidden.scrub_run(run_dir, settings.registry_root)
-    record = runstore.read_run(run_dir)
-    if console_text and not (run_dir / runstore.CONSOLE_LOG).exists() and run_dir.is_dir():
-        # the folder was deleted under the run: what Snakemake printed is kept all the same
-        runstore.write_text_atomic(run_dir / runstore.CONSOLE_LOG, console_text)
-    if record.get("stage") in ("finished", "provenance"):
-        # the handlers recorded the end; Snakemake stopped before its PROV record was written when the
-        # stage is still `provenance`
-        record = runstore.update_run(run_dir, exit_code=exit_code)
-        if record.get("stage") != "finished" or not (run_dir / runstore.PROV_JSON).exists():
-            if "verdict" not in record:  # Snakemake stopped between the run's status and its verdict
-                verdict.record(run_dir)
-            _record_provenance_after(wf, settings, run_dir, result, record["status"])
-            runstore.update_run(run_dir, stage="finished")
-        seal.seal_finished(run_dir, settings.registry_root)  # again: the exit code came after the handlers' seal
-        return RunOutcome(run_id=run_id, run_dir=run_dir, status=record["status"], exit_code=exit_code,
-                          record=runstore.read_run(run_dir), gate=result)
-    ctx = _context(wf, settings, run_dir, result)
-    lost = ctx.restore_if_emptied()
-    outputs = ctx.declared_outputs()
-    if signal_name:
-        status = "cancelled"
-    elif exit_code == 0:
-        # a dry run, a profile or an executor that built less: what is missing is not a success
-        status = "incomplete" if missing_outputs(outputs) else "succeeded"
-    else:
-        status = "failed"
-    # what Snakemake printed: from the run folder, or as followed when the folder was lost
-    log_text = runrecord.read_text(run_dir / runstore.CONSOLE_LOG) or console_text
-    if lost and log_text and not (run_dir / runstore.CONSOLE_LOG).exists():
-        runstore.write_text_atomic(run_dir / runstore.CONSOLE_LOG, log_text)
-    ended = runstore.utc_now()
-    started = record.get("started") or started
-    fields = {**ctx.identity(), **({"record_problem": lost} if lost else {}), "source": "snakegate run",
-              "started": started, "status": status, "stage": "provenance", "exit_code": exit_code, "ended": ended,
-              "outputs": outputs,
-              **runrecord.closing_fields(run_dir, settings.registry_root, status, log_text, MODULE_PREFIX,
-                                         cancelled_by=signal_name, hidden=hidden)}
-    fields["duration_s"] = runstore.duration_s({"started": started, "ended": ended})
-    if status == "incomplete":
-        fields["missing_outputs"] = missing_outputs(outputs)
-    fields.update(reuse_fields(run_dir))
-    if status == "failed" and "error" not in fields:
-        # the gate's own words when the Snakefile refused (written before Snakemake stopped), else
-        # Snakemake's last words: it stopped outside any job (a parse or DAG error, a missing input)
-        fields["error"] = record.get("error") or runrecord.last_words(log_text)
-    runrecord.drop_empty_stderr(run_dir)
-    record = runstore.update_run(run_dir, **hidden.data(fields))
-    verdict.record(run_dir)
-    _record_provenance_after(wf, settings, run_dir, result, status)
-    runstore.update_run(run_dir, stage="finished")
-    runstore.drop_reserve(run_dir)
-    seal.seal_finished(run_dir, settings.registry_root)
-    return RunOutcome(run_id=run_id, run_dir=run_dir, status=status, exit_code=exit_code,
-                      record=runstore.read_run(run_dir), gate=result)
-
-
-def _context(wf, settings, run_dir, result):
-    """The same context the top-level Snakefile builds (Snakemake runs from the registry root)."""
-    from snakegate.run import staged
-    from snakegate.run.entry import RunContext, output_prefix
-
-    prefix = output_prefix(run_dir, settings.registry_root)
-    entries = staged.read_manifest(run_dir)
-    if _is_plan(result):
-        from snakegate.run.plan_run import PlanRunContext
-
-        return PlanRunContext(settings=settings, workflow=wf[result.order[0]], result=result, run_id=run_dir.name,
-                              run_dir=run_dir, prefix=prefix, source="snakegate run", staged=entries, copies=wf)
-    return RunContext(settings=settings, workflow=wf, result=result, run_id=run_dir.name, run_dir=run_dir,
-                      prefix=prefix, source="snakegate run", staged=entries)
-
-
-def _record_provenance_after(wf, settings, run_dir, result, status) -> None:
-    from snakegate.run.entry import record_provenance
-
-    # Snakemake's log file when its handlers copied it in, else everything it printed
-    log = next((p for p in (run_dir / runstore.SNAKEMAKE_LOG, run_dir / runstore.CONSOLE_LOG) if p.exists()), None)
-    record_provenance(_context(wf, settings, run_dir, result), str(log) if log else None, status)
+    return finish.finalise(wf, settings, run_id, run_dir, result, exit_code, cancelled["signal"], started,
+                           "".join(followed))

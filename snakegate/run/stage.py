@@ -37,7 +37,8 @@ from pathlib import Path
 from snakegate.contract import artifacts, sheets
 from snakegate.contract.dialect import format_path, iter_nodes
 from snakegate.provenance import runstore
-from snakegate.provenance.hashing import folder_hash
+from snakegate.provenance.hashing import folder_hash, sha256_file
+from snakegate.run import known
 from snakegate.run.staged import INPUTS_DIR, MANIFEST
 
 MODES = ("copy", "link")
@@ -167,7 +168,9 @@ def _hard_link(source: Path, dest: Path) -> bool:
 
 
 def _copy_file(source: Path, dest: Path) -> tuple[str, int]:
-    """Copy (a reflink when the filesystem can) and hash the bytes written, in one read of the source."""
+    """Copy (a reflink when the filesystem can) and hash the bytes written, in one read of the source. The
+    copy gets its time and mode through the descriptor it was written by, and its digest is remembered
+    for that inode as it then is (snakegate.run.known): the job guard recalls it instead of reading it."""
     src_fd = os.open(source, os.O_RDONLY | getattr(os, "O_NOCTTY", 0))
     try:
         st = os.fstat(src_fd)
@@ -192,16 +195,18 @@ def _copy_file(source: Path, dest: Path) -> tuple[str, int]:
                     size += len(block)
                 digest = digest.hexdigest()
             os.fsync(dst_fd)
+            _keep_time(dst_fd, st)
+            os.fchmod(dst_fd, 0o444)
+            done = os.fstat(dst_fd)
+            known.remember(done, done, digest, size)
         finally:
             os.close(dst_fd)
     finally:
         os.close(src_fd)
-    _keep_time(dest, st)
-    os.chmod(dest, 0o444)
     return digest, size
 
 
-def _keep_time(dest: Path, source_stat: os.stat_result) -> None:
+def _keep_time(dest: Path | int, source_stat: os.stat_result) -> None:
     """The copy keeps the source's modification time, as `cp -p` does: Snakemake decides what is up to date
     by mtime, so a fork's reused outputs stay newer than its freshly staged inputs."""
     os.utime(dest, ns=(source_stat.st_atime_ns, source_stat.st_mtime_ns))
@@ -315,6 +320,8 @@ def current_digest(path: Path) -> str | None:
     try:
         if path.is_dir():
             return folder_hash(path, use_cache=False)
-        return _hash_file(path)[0]
+        # every byte read (never a cached digest); the digest is then in hashing's cache, where the PROV
+        # record of the same process finds it instead of reading the copy once more
+        return sha256_file(path, use_cache=False)
     except OSError:
         return None

@@ -87,7 +87,7 @@ def test_snakegate_new_makes_a_registry_that_imports_the_installed_snakegate_not
         assert (registry / name).is_file(), name
     assert (registry / "Snakefile").read_text() == (REPO / "Snakefile").read_text()
     ci = (registry / ".github" / "workflows" / "registry.yml").read_text()
-    assert "snakegate check --changed-since" in ci and "snakegate test --changed-since" in ci
+    assert "snakegate check --changed --base origin/main" in ci and "snakegate test --changed --base origin/main" in ci
     assert "@SNAKEGATE_VERSION@" not in ci and 'pip install "snakegate==0.1.0"' in ci
     package = installed.where_snakegate(registry)
     assert package.parent == installed.site_packages, package
