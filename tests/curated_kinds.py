@@ -177,6 +177,8 @@ def curated_kinds(request, tmp_path_factory) -> KindRuns:
     so tests/suite_runner.py can give each workflow's runs and the tests reading them a worker of their own
     (parametrize a test with `indirect=["curated_kinds"]`) instead of making all 63 runs one after another."""
     wf = request.param
+    if wf in _made:  # pytest compares a param by identity: an equal name from another module's list is "another"
+        return _made[wf]
     base = tmp_path_factory.mktemp(f"curated-{wf}")
     root, hooks = curated_copy(base / "registry"), job_hooks(base / "bash-env")
     example = first_example(root, wf)
@@ -190,4 +192,8 @@ def curated_kinds(request, tmp_path_factory) -> KindRuns:
     runs["plain"] = plain(root, example)
     second = curated_copy(tmp_path_factory.mktemp(f"curated-{wf}-b") / "elsewhere" / "registry")
     second_run = run_with(second, "run", first_example(second, wf), "--cores", "2", expect=0)
-    return KindRuns(wf, root, runs, kill_sent, second_run)
+    _made[wf] = KindRuns(wf, root, runs, kill_sent, second_run)
+    return _made[wf]
+
+
+_made: dict[str, KindRuns] = {}  # workflow -> its runs, made once per test process

@@ -173,7 +173,7 @@ SLOW_FIXTURES = frozenset({
 FIRST: tuple[str, ...] = (
     "tests/run/test_slurm.py",              # minutes of waiting on the scheduler: overlaps everything else
     "prov_registry",                        # the session's runs of every kind and the ~120 tests that read them
-    *(f"curated_kinds[{wf}]" for wf in ("variant-calling", "pump-probe", "classifier-benchmark",
+    *(f"curated_kinds:{wf}" for wf in ("variant-calling", "pump-probe", "classifier-benchmark",
                                          "variant-annotation", "surrogate-design", "pl-power-series",
                                          "tabular-profile")),  # 9 runs of one curated workflow each
     "curated_test_run",                     # `snakegate test` of every curated workflow
@@ -251,7 +251,8 @@ def _shared_fixtures(item: pytest.Item) -> list[str]:
         if fixturedef.params is not None and callspec is not None and name in callspec.params:
             # a parametrized fixture is one value per param: one group each (tests/curated_kinds.py: a workflow's
             # runs), so the params spread over the workers instead of queueing on one
-            key = f"{key}[{callspec.params[name]}]"
+            # (no brackets in a group name: xdist takes a node id ending in "]" for a parametrized test's own)
+            key = f"{key}:{callspec.params[name]}"
         keys.append(key)
         if name == "cluster":  # one Slurm test cluster on a machine at a time: every test that starts one, one worker
             keys.append("tests/run/test_slurm.py")

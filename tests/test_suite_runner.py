@@ -56,6 +56,31 @@ def test_the_test_command_runs_on_workers_and_builds_a_shared_session_fixture_on
     assert (pytester.path / "built.txt").read_text().split() == ["none"]
 
 
+def test_a_parametrized_session_fixture_is_built_once_per_param_on_one_worker_each(pytester, monkeypatch):
+    # tests/curated_kinds.py's shape: one value per workflow, read by tests in two modules, one of them with a
+    # second param of its own. A group name xdist cannot read as one (ending in "]") spread every test over the
+    # workers, and each built the fixture again.
+    monkeypatch.setenv("PYTHONPATH", str(TESTS))
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(name, raising=False)
+    pytester.makeconftest(CONFTEST + "import os, pathlib, pytest\n\n"
+                          "made = set()  # as curated_kinds.py: a value made once per process\n\n"
+                          "@pytest.fixture(scope='session', params=['p', 'q'])\ndef each(request):\n"
+                          "    if request.param not in made:\n"
+                          "        made.add(request.param)\n"
+                          "        with open(pathlib.Path(__file__).parent / 'built.txt', 'a') as f:\n"
+                          "            f.write(request.param + ' ' + os.environ.get('PYTEST_XDIST_WORKER', 'none') + '\\n')\n"
+                          "    return request.param\n")
+    pytester.makepyfile(
+        test_a="import pytest\n\n@pytest.mark.parametrize('kind,each', [(k, w) for w in 'pq' for k in 'xyz'], "
+               "indirect=['each'])\ndef test_kinds(kind, each):\n    pass\n",
+        test_b="import pytest\n\n@pytest.mark.parametrize('each', ['p', 'q'], indirect=True)\n"
+               "def test_once(each):\n    pass\n\n" + "".join(f"def test_alone{i}():\n    pass\n\n" for i in range(4)))
+    pytester.runpytest_subprocess("-q").assert_outcomes(passed=12)
+    built = sorted((pytester.path / "built.txt").read_text().splitlines())
+    assert [line.split()[0] for line in built] == ["p", "q"], built  # each param on one worker only
+
+
 def test_the_fast_loop_fails_a_test_that_starts_snakemake_unmarked_and_names_where_to_mark_it(pytester,
                                                                                                monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(TESTS))

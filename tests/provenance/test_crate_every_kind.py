@@ -45,7 +45,8 @@ def export(registry: Path, run_dir: Path, dest: Path) -> dict:
     return json.loads((dest / "ro-crate-metadata.json").read_text())
 
 
-@pytest.mark.parametrize("kind,curated_kinds", CASES, ids=[f"{k}-{w}" for k, w in CASES], indirect=["curated_kinds"])
+@pytest.mark.parametrize("kind,curated_kinds", CASES, ids=[f"{k}-{w}" for k, w in CASES], indirect=["curated_kinds"],
+                         scope="session")  # one value per workflow, not one per test
 def test_every_kind_of_run_of_every_curated_workflow_exports_a_crate_that_passes_required(
         kind, curated_kinds, tmp_path, roc_validator):
     workflow, run_dir = curated_kinds.workflow, curated_kinds.runs[kind]

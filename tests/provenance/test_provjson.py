@@ -20,7 +20,7 @@ from prov.model import ProvDocument
 from snakegate.provenance import capture
 from snakegate.provenance.document import PLAIN_RELATIONS, RELATIONS, TIME_FORMALS, Document, Many, Q, local
 
-from registry_copies import REPO
+from curated_kinds import CURATED  # the runs themselves: a session fixture in conftest.py
 from prov_iris import run_ident
 
 QNAMES = [Q(q) for q in ("sg:Job", "wfprov:ProcessRun", "prov:Plan", "schema:Person", "plan:rule/a/input/x",
@@ -104,8 +104,6 @@ def test_the_writer_keeps_what_prov_keeps_for_edge_values():
 
 
 # ---- every curated workflow's real run ------------------------------------------------------------
-CURATED = sorted(p.parent.name for p in (REPO / "workflows").glob("*/workflow.yaml")
-                 if "trust: curated" in p.read_text())
 
 
 def build_again(registry: Path, workflow: str, run_dir: Path) -> Document:
