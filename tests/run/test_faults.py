@@ -185,7 +185,7 @@ def test_a_failed_job_is_recorded_with_its_exception_message_and_the_tail_of_its
     shown = " ".join(sg(registry, "show-run", run_dir.name).stdout.split())  # read as a user does: wrapped at 80
     assert f"RuntimeError: {message}" in shown and "stderr/boom.log" in shown
     # and the person at the terminal is told, on both paths
-    said = out if path == "snakegate run" else err
+    said = " ".join((out if path == "snakegate run" else err).split())  # the run's summary wraps at 80
     assert f"RuntimeError: {message}" in said
 
 
