@@ -22,27 +22,16 @@ import re
 from typing import Any
 
 from snakegate.agent.faithful import stated
-from snakegate.agent.guided.parse import types_of
+from snakegate.agent.guided.parse import claims, types_of
 from snakegate.agent.guided.stated import named_files
-from snakegate.metaschemas import artifact_types
-
-
-def extensions(kind: Any) -> tuple[str, ...]:
-    """The file name endings of artifact type `kind` (longest first); () when it names none."""
-    spec = artifact_types().get(kind) if isinstance(kind, str) else None
-    return tuple(sorted((spec or {}).get("extensions") or [], key=len, reverse=True))
 
 
 def fits(path: str, kind: Any) -> bool:
     """`path`'s name ends in an extension of `kind` and in none that is longer and of another type
-    (`x.fa.gz` is fasta.gz, not fasta's `.fa`)."""
-    name = path.rsplit("/", 1)[-1].lower()
-    ends = [e for e in extensions(kind) if name.endswith(e)]
-    if not ends:
-        return False
-    longer = [e for spec in artifact_types().values() for e in spec.get("extensions") or []
-              if len(e) > len(ends[0]) and name.endswith(e) and e not in extensions(kind)]
-    return not longer
+    (`x.fa.gz` is fasta.gz, not fasta's `.fa`): strict, where guided.parse.fits lets an unclaimed name through."""
+    found = claims(path)
+    longest = max((n for n, _ in found), default=0)
+    return isinstance(kind, str) and (longest, kind) in found
 
 
 def candidates(params: list[dict], files: list[str]) -> dict[str, list[str]]:

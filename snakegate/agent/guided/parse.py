@@ -321,13 +321,18 @@ def check(p: dict, value: Any, columns: list[str] | None) -> None:
 NEUTRAL_TYPES = {"text"}
 
 
+def claims(path: str) -> list[tuple[int, str]]:
+    """(length of the extension, artifact type) for every type one of whose extensions ends `path`'s name."""
+    name = path.lower().rstrip("/").rsplit("/", 1)[-1]
+    return [(len(ext), t) for t, spec in artifact_types().items()
+            for ext in spec.get("extensions") or () if name.endswith(ext.lower())]
+
+
 def type_of_file(path: str, exclude: str = "") -> str | None:
     """The artifact type (other than `exclude` and the neutral ones) whose extensions end `path`, the longest
     match first (`.fq.gz` is fastq.gz, not an unknown `.gz`); None when no type claims it."""
-    name = path.lower().rstrip("/").rsplit("/", 1)[-1]
-    claims = [(len(ext), t) for t, spec in artifact_types().items() if t != exclude and t not in NEUTRAL_TYPES
-              for ext in spec.get("extensions") or () if name.endswith(ext.lower())]
-    return max(claims)[1] if claims else None
+    found = [c for c in claims(path) if c[1] != exclude and c[1] not in NEUTRAL_TYPES]
+    return max(found)[1] if found else None
 
 
 def fits(path: str, artifact: str) -> bool:
