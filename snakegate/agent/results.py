@@ -120,7 +120,7 @@ def _run_secrets(run_dir: Path, units: list) -> list[str]:
     """The text of every x-sensitive value the run got (config.yaml holds them plain; invocation.json may too).
     A unit whose contract cannot be read counts every value as sensitive (fail closed)."""
     from snakegate.provenance.runrecords import run_config_params
-    from snakegate.views.facts import plan_config_params
+    from snakegate.views.params import plan_config_params
 
     plain = plan_config_params(run_dir) if len(units) > 1 or units[0][0] else {"": run_config_params(run_dir) or {}}
     values: list = []
@@ -165,7 +165,7 @@ def _shown_params(units: list) -> dict:
 def _shown_changes(units: list, changes: dict) -> dict:
     """A fork's changes, a sensitive param's (by the contract of its workflow, or its step's in a plan; every
     one when the contract cannot be read) as the placeholder."""
-    from snakegate.views.facts import sensitive_name
+    from snakegate.views.params import sensitive_name
 
     schemas = {prefix: (wf.schema if wf is not None else None) for prefix, _, wf, _ in units}
     out = {}

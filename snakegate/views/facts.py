@@ -21,8 +21,7 @@ from typing import Any
 
 from snakegate.provenance import compare, runstore
 
-# masking lives in views.params; plan_config_params and sensitive_name stay importable here for the agent
-from snakegate.views.params import MASK, plan_config_params, sensitive_name, value_text  # noqa: F401
+from snakegate.views.params import MASK, sensitive_name, value_text
 
 LOG_TAIL_LINES = 15
 LINE_CHARS = 300
