@@ -210,7 +210,7 @@ def action_note(event: Any) -> str:
 def backend_failed_text(message: str, reached: bool | None = None) -> str:
     """The notice of a failed model turn. `reached` (the server answered, with an error or a cut reply): it is
     running, so the notice does not tell the researcher to check that it is."""
-    check = "" if reached else "Check that the model server is running and reachable, then "
+    retry = "Send again" if reached else "Check that the model server is running and reachable, then send again"
     return (f"The model could not answer: {message}\n"
-            f"Nothing was lost: your message is back in the input. {check}{'send' if check else 'Send'} again, or "
+            f"Nothing was lost: your message is back in the input. {retry}, or "
             "restart with `snakegate chat --guided` for the offline guided dialogue.")
