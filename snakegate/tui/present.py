@@ -136,9 +136,21 @@ def fork_note(draft, schema: dict | None) -> str | None:
     return kind + (f": {changes}" if changes else "")
 
 
-def approver_text(who: str) -> str:
-    """The line under the approve button: whose approval ctrl+r records (`snakegate chat --user` sets it)."""
-    return f"approver: {who}"
+def approver_text(who: str, asks: bool = False) -> str:
+    """The line under the approve button: whose approval ctrl+r records and the key that changes it; when the
+    name is only the machine's (git's user.name, the login name), that the first ctrl+r asks first."""
+    return f"approver: {who} (ctrl+t)" + ("\n(machine's name: ctrl+r asks)" if asks else "")
+
+
+def approver_question(who: str, *, first_run: bool) -> str:
+    """The dialog that sets the approver (ctrl+t, or before the first run when the name is only the machine's)."""
+    why = (f"Before the first run: who approves it? {who} is only this machine's name (git or login). "
+           if first_run else "Who approves runs? ")
+    return (why + "The name is recorded in each run's provenance and remembered for this registry "
+            "(Enter keeps it, Esc cancels).")
+
+
+APPROVER_UNSET = "Not approved: say who approves first (ctrl+r asks again, ctrl+t sets the name)."
 
 
 def draft_status(state: str, **facts: str) -> str:
