@@ -116,9 +116,7 @@ def key_numbers(explained: dict, limit: int = MAX_KEY_NUMBERS, record: dict | No
     found, seen = [], set()
     changed = {c["key"]: c for c in explained.get("changed_from_parent") or []
                if isinstance(c, dict) and isinstance(c.get("key"), str)}
-    measures = {c["name"]: c["measure"][1:].replace("/", ".")  # the check reads /a/b: the number a.b
-                for c in (verdicts.read(record or {}) or {}).get("checks", [])
-                if c.get("measure") and c["measure"].startswith("/")}
+    measures = {name: key for name, _output, key in verdicts.measured_keys(record or {})}
     for name, value, status in verdicts.key_checks(record or {}):
         key = measures.get(name)
         was = f" (was {_shown_number(changed[key]['parent'])})" if key in changed else ""
