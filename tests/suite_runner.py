@@ -44,6 +44,7 @@ SLOW_PATHS: tuple[str, ...] = (
     "tui/test_run_flow.py", "tui/test_run_flow_openai.py", "tui/test_terminal.py",
     "tui/test_chat_snapshots.py::test_run_panel_after_a_failed_run",
     "tui/test_used_draft_chat.py", "tui/test_newcomer_journey.py",
+    "tui/test_approver_first_run.py", "tui/test_fork_draft_reads_as_parent.py",
     "agent/test_flow.py", "agent/test_damaged_runs_chat.py",
     "agent/test_ask.py::test_ask_yes_runs_the_draft_with_the_typist_as_approver",
     "agent/test_audit.py::test_a_run_records_the_hash_of_the_transcript_up_to_its_approval",

@@ -2,15 +2,17 @@
 
 `summarize(run_dir, view, secrets)` reads one run folder and returns plain data: the run's status and
 duration, what it was forked from (and whether as a recovery), its verdict (run.json `verdict`: overall and
-each check with its value; a failing check with what failing means (`says`) and the params to look at), the
-failing rule and the real error of a failed run (run.json `failure`), the key numbers of its declared JSON
-outputs, the first rows of its declared tables (the columns the workflow declares, in its order), what the
+each check with its value, failing checks first; a failing check with what failing means (`says`) and the
+params to look at), the failing rule and the real error of a failed run (run.json `failure`), the key numbers
+of its declared JSON outputs (the ones its checks read first, then the ones that changed against a fork's
+parent, then the shallowest), the numbers that changed against a fork's parent (`changed_from_parent`, the
+parent's outputs read and verified as the run's own are), the first rows of its declared tables (the columns the workflow declares, in its order), what the
 run itself suggests for a failing check's params (a key `suggested_<param>` in the check's own JSON output,
 e.g. pump-probe's `/background/suggested_background_roi` for `background_roi`), and its params.
 Its rendering as text (`text`, `note`, `NOTE_RE`, ...) lives in agent/summary_text.py and is importable
 from here too.
 
-Reads only inside the run folder: run.json, invocation.json, config.yaml (for the values to mask), the
+Reads only inside the run folder (and a fork's parent's folder beside it, for its outputs): run.json, invocation.json, config.yaml (for the values to mask), the
 run's own copy of its workflow (outputs, columns, checks, which params are sensitive) and its declared
 outputs, each opened as a regular file without following a symbolic link, bounded, and used only when its
 bytes are the ones its job recorded (runs/<id>/hashes/). Every x-sensitive value of the run, and every
@@ -205,7 +207,8 @@ def _verdict(record: dict, clean) -> dict | None:
         if c.get("reason"):
             entry["reason"] = _cut(c["reason"], clean=clean)
         checks.append(entry)
-    out = {"status": verdict["status"], "checks": checks}
+    order = {"fail": 0, "unknown": 1}  # the checks that need a look first, each group as recorded
+    out = {"status": verdict["status"], "checks": sorted(checks, key=lambda c: order.get(c.get("status"), 2))}
     if verdict.get("reason"):
         out["reason"] = _cut(verdict["reason"], clean=clean)
     return out
@@ -237,11 +240,13 @@ def _failure(record: dict, run_dir: Path, clean) -> dict | None:
     return out
 
 
-def _number_leaves(document: Any) -> dict:
+def _number_leaves(document: Any, first: Iterable[str] = ()) -> dict:
+    """The numbers of a JSON output that matter, at most KEY_NUMBERS: the keys in `first` (what the verdict's
+    checks read, then what changed against a fork's parent), then the others, shallowest first."""
     from snakegate.views.facts import numeric_leaves
 
     leaves = numeric_leaves(document)
-    keys = list(leaves)[:KEY_NUMBERS]
+    keys = list(dict.fromkeys([k for k in first if k in leaves] + list(leaves)))[:KEY_NUMBERS]
     return {k: leaves[k] for k in keys} | ({"…": f"{len(leaves) - KEY_NUMBERS} more"}
                                            if len(leaves) > KEY_NUMBERS else {})
 
@@ -292,13 +297,41 @@ def _parents_copies(run_dir: Path, record: dict) -> set[str]:
     return {entry["path"] for entry in reuse.still_reused(run_dir, seeded)}
 
 
-def _outputs(run_dir: Path, units: list, verdict: dict | None, record: dict, clean) -> tuple[dict, dict, list, dict]:
-    """(numbers, tables, suggestions, unreadable) from the run's declared outputs."""
+def _parent_folder(run_dir: Path, record: dict) -> Path | None:
+    """The run folder of a fork's parent beside it (a real folder, named as a run id), else None."""
+    parent = record.get("parent_run")
+    if not isinstance(parent, str) or not runstore.is_safe_run_id(parent):
+        return None
+    folder = run_dir.parent / parent
+    return folder if folder.is_dir() and not folder.is_symlink() else None
+
+
+def _parents_document(parent: Path | None, rel: str) -> Any:
+    """The parent's same JSON output, read as this run's are (verified against its job's record); None when
+    there is no parent or it cannot be read (then nothing is said to have changed)."""
+    path = _inside(parent, rel) if parent is not None else None
+    if path is None:
+        return None
+    job = runstore.read_output_record(parent, rel) or {}
+    try:
+        return json.loads(_verified(path, job.get("sha256") if isinstance(job.get("sha256"), str) else None, rel))
+    except Exception:  # noqa: BLE001 - a damaged or hostile parent output: no comparison, never a crash
+        return None
+
+
+def _outputs(run_dir: Path, units: list, verdict: dict | None, record: dict, clean) -> tuple[dict, dict, list, dict,
+                                                                                            list]:
+    """(numbers, tables, suggestions, unreadable, changed against a fork's parent) from the run's declared
+    outputs."""
     from snakegate.contract import artifacts
     from snakegate.contract.outputs import declared_columns, placeholders
+    from snakegate.views.facts import changed_leaves
+    from snakegate.views.verdict import measured_keys
 
-    numbers, tables, unread, documents = {}, {}, {}, {}
+    numbers, tables, unread, documents, changed = {}, {}, {}, {}, []
     copies = _parents_copies(run_dir, record)
+    parent = _parent_folder(run_dir, record)
+    measured = measured_keys(record)
     for prefix, folder, wf, params in units:
         if wf is None:
             continue
@@ -322,7 +355,11 @@ def _outputs(run_dir: Path, units: list, verdict: dict | None, record: dict, cle
                     except (ValueError, RecursionError):
                         raise _Unread("is not valid JSON") from None
                     documents[prefix + name] = document
-                    leaves = _number_leaves(document)
+                    before = _parents_document(parent, rel)
+                    moved = changed_leaves(prefix + name, document, before) if before is not None else []
+                    changed += moved
+                    first = [key for _check, output, key in measured if output in ("", prefix + name)]
+                    leaves = _number_leaves(document, first + [c["key"] for c in moved])
                     if leaves:
                         numbers[prefix + name] = leaves
                 else:
@@ -342,7 +379,7 @@ def _outputs(run_dir: Path, units: list, verdict: dict | None, record: dict, cle
             if found is not None and found[1] is not None:
                 suggestions.append({"check": check["name"], "param": param, "value": found[1],
                                     "from": f"{check.get('output')} {found[0]}"})
-    return numbers, tables, suggestions, unread
+    return numbers, tables, suggestions, unread, changed
 
 
 def _masked_text(text: str) -> str:
@@ -390,9 +427,10 @@ def summarize(run_dir: Path, view, known_secrets: Iterable[str] = ()) -> dict:
     for key in ("missing_outputs", "input_changed"):
         if record.get(key):
             out[key] = [x.get("path") or x.get("param") if isinstance(x, dict) else x for x in record[key]][:10]
-    numbers, tables, suggestions, unread = _outputs(run_dir, units, verdict, record, clean)
-    for key, value in (("numbers", numbers), ("tables", tables), ("suggestions", suggestions),
-                       ("unreadable_outputs", unread)):
+    numbers, tables, suggestions, unread, changed = _outputs(run_dir, units, verdict, record, clean)
+    changed = sorted(changed, key=lambda c: c["key"].count(".") + c["key"].count("["))[:KEY_NUMBERS]
+    for key, value in (("numbers", numbers), ("changed_from_parent", changed), ("tables", tables),
+                       ("suggestions", suggestions), ("unreadable_outputs", unread)):
         if value:
             out[key] = value
     out["params"] = _shown_params(units)

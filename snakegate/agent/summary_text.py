@@ -3,8 +3,9 @@
 `text(summary, budget)` renders a summary made by agent/results.py in compact lines of at most `budget`
 characters, dropping the least needed first (params, then table rows, then numbers, then log lines);
 `note(...)` is that text under the header the conversation recognises (`NOTE_RE`), and `shortened` is an
-older note as a later request carries it. The small helpers (`value_text`, `measured`, `per_item`) are the
-way every door words a value and a check. Pure: plain data in, text out; reads and writes nothing.
+older note as a later request carries it. The small helpers (`value_text`, `measured`, `per_item`,
+`changes_text`) are the way every door words a value, a check and a fork's changed numbers. The verdict's
+checks come first, then what changed against a fork's parent, then each output's numbers. Pure: plain data in, text out; reads and writes nothing.
 """
 
 from __future__ import annotations
@@ -45,6 +46,15 @@ def per_item(check: dict, status: bool = True) -> str:
     """A check over every item of a list param, item by item: `hardness_hv 0.9962 pass; …`."""
     return "; ".join(f"{str(v.get('at')).rsplit('/', 2)[-2] if v.get('at') else '?'} {value_text(v.get('value'))}"
                      + (f" {v.get('status')}" if status else "") for v in check.get("values") or [])
+
+
+def changes_text(changed: list[dict]) -> str:
+    """The numbers a fork changed against its parent: `roc_auc 0.61 → 0.74, n_rows 333 → 342` (`none` where
+    only one of the two runs has the number)."""
+    def shown(v: Any) -> str:
+        return "none" if v is None else value_text(v)
+
+    return ", ".join(f"{c.get('key')} {shown(c.get('parent'))} → {shown(c.get('value'))}" for c in changed)
 
 
 def _cell(text: str) -> str:
@@ -93,6 +103,11 @@ def _lines(s: dict, level: int) -> list[str]:
     for (param, value, source), checks in said.items():
         lines.append(f"the run suggests {param} = {value} (from {source}, for the failing check"
                      f"{'s' if len(checks) > 1 else ''} {', '.join(checks)})")
+    changed = s.get("changed_from_parent") or []
+    if changed:  # after the checks, what the fork changed: the numbers that moved against its parent
+        keep = {0: KEY_NUMBERS, 1: KEY_NUMBERS, 2: KEY_NUMBERS, 3: 6}.get(level, 3)
+        lines.append(f"changed against {s.get('fork_of')}: " + changes_text(changed[:keep])
+                     + (f" (+{len(changed) - keep} more)" if len(changed) > keep else ""))
     f = s.get("failure")
     if f:
         lines.append(f"failed in rule {f.get('rule') or '(unknown)'}: {f.get('error')}")

@@ -11,7 +11,6 @@ imported only when a command runs, so `snakegate --help` stays instant.
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 from snakegate.errors import ExitCode, UserError
@@ -59,7 +58,8 @@ def add_model_options(p) -> None:
     p.add_argument("--tool-mode", choices=("auto", "native", "json"),
                    help="native tool calls, constrained JSON steps (small models), or detect ([agent] tool_mode)")
     p.add_argument("--user", metavar="NAME",
-                   help="who approves runs, recorded in provenance (default: git config user.name, else $USER)")
+                   help="who approves runs, recorded in provenance (default: the name the chat remembered for the "
+                        "registry, else git config user.name, else $USER)")
 
 
 def backend_options(args) -> dict:
@@ -81,17 +81,22 @@ def cmd_chat(ctx) -> int:
         print(NOT_A_TERMINAL, file=sys.stderr)
         return ExitCode.USAGE
     # the registry is loaded by the app after its first paint (ctx.registry is loaded on first use)
-    app = build_app(lambda: ctx.registry, ctx.settings,
-                    approved_by=args.user or default_approver(ctx.settings.registry_root), **options)
+    from snakegate.registry.approver import resolve
+
+    who = resolve(ctx.settings.registry_root, args.user)  # only the machine's name: asked once at the first run
+    app = build_app(lambda: ctx.registry, ctx.settings, approved_by=who.name, approver_asks=who.machine_only,
+                    **options)
     app.run()  # quitting during a run: the app says so, and the process ends once the run is recorded
     return app.return_code or ExitCode.OK  # 2 when the conversation could not start (the app said why)
 
 
 def build_app(registry, settings, *, guided: bool = False, model: str | None = None, base_url: str | None = None,
-              approved_by: str, conversation_id: str | None = None, **backend_opts):
+              approved_by: str, approver_asks: bool = False, conversation_id: str | None = None,
+              **backend_opts):
     """The chat app, ready to run (also used by tests and bench/bench_tui.py). `registry` is a Registry or a
     function returning one: the app paints first, then loads it and builds backend + Conversation in the
-    background. `backend_opts` are make_backend's timeout, max_tokens, temperature and tool_mode."""
+    background; `approver_asks`: the approver is only the machine's name, asked once before the first run.
+    `backend_opts` are make_backend's timeout, max_tokens, temperature and tool_mode."""
     from snakegate.tui.app import ChatApp
 
     def connect():
@@ -102,20 +107,15 @@ def build_app(registry, settings, *, guided: bool = False, model: str | None = N
         return Conversation(registry() if callable(registry) else registry, settings, backend,
                             conversation_id=conversation_id)
 
-    return ChatApp(connect, approved_by=approved_by, settings=settings)
+    return ChatApp(connect, approved_by=approved_by, approver_asks=approver_asks, settings=settings)
 
 
 def default_approver(root) -> str:
-    """`git config user.name` as seen from the registry (repository, then global config), else $USER."""
-    try:
-        import git
-        name = git.Git(str(root)).config("--get", "user.name").strip()
-    except Exception:  # noqa: BLE001 - no git, not configured, not a repository: fall back to the login name
-        name = ""
-    name = name or os.environ.get("USER") or os.environ.get("USERNAME") or ""
-    if not name:
-        raise UserError("cannot tell who approves runs (no git user.name, no $USER); pass --user NAME")
-    return name
+    """The approver when --user is not given: the name remembered for the registry (the chat asks for it once),
+    else `git config user.name` as seen from the registry, else $USER (snakegate.registry.approver)."""
+    from snakegate.registry.approver import resolve
+
+    return resolve(root).name
 
 
 def cmd_ask(ctx) -> int:

@@ -228,6 +228,7 @@ def _records(ctx) -> list[tuple]:
 
 def cmd_runs(ctx) -> int:
     from snakegate.commands import run_views
+    from snakegate.views.lineage import lineage
     from snakegate.contract.dialect import did_you_mean
     from snakegate.provenance import runstore
     from snakegate.views import verdict as verdicts
@@ -248,7 +249,7 @@ def cmd_runs(ctx) -> int:
         row = {"run_id": r.get("run_id") or folder.name, "workflow": r.get("workflow"), "status": r.get("status"),
                "started": r.get("started"), "duration_s": r.get("duration_s", runstore.duration_s(r)),
                "invocation_id": r.get("invocation_id"), "kind": "workflow", **verdicts.for_list(r)}
-        row.update(run_views.lineage(r))
+        row.update(lineage(r))
         if is_plan_record(r):
             plan = read_plan(folder, record=r, contracts=False)  # names and workflows: no contract is read
             row.update(kind="plan", plan=plan.label, steps=[s.as_json() for s in plan.steps])

@@ -1,5 +1,6 @@
 """How `snakegate runs` and `snakegate show-run` read at 80 columns: the run list (header, newest last,
-filters, a line under each fork or rerun naming the run it was made from) and one run's record (params, readable lists, where it came from).
+filters, a line under each fork or rerun naming the run it was made from, as snakegate.views.lineage reads it)
+and one run's record (params, readable lists, where it came from).
 
 Pure functions from records (run.json as read by the run store) to lines; the commands in run_cmds.py
 read the run folders and print. Sensitive params are masked (snakegate.views.params) before they get here.
@@ -16,6 +17,7 @@ from typing import Any
 from snakegate.commands.layout import field, table, width, wrap
 from snakegate.errors import UserError
 from snakegate.views.facts import cut_line, duration_text
+from snakegate.views.lineage import lineage_line
 
 LABEL = 16
 _RELATIVE = re.compile(r"(\d+)\s*(m|min|h|d|w)", re.I)
@@ -102,39 +104,6 @@ def runs_lines(rows: list[dict], total: int, total_width: int | None = None) -> 
     if any(marked(r) for r in rows):
         out += wrap(LEGEND + " (`snakegate show-run RUN` says which and why)", total=total_width)
     return out
-
-
-def lineage(record: dict) -> dict:
-    """What a run was made from, for the listing: {fork_of, changed, rerun_of, refinement}, each only when
-    run.json says so (names of changed params only, never their values)."""
-    from snakegate.views.facts import cut_line, refinement_of
-
-    out: dict = {}
-    if isinstance(record.get("parent_run"), str):
-        out["fork_of"] = cut_line(record["parent_run"], 80)
-        changes = record.get("fork_changes")
-        if isinstance(changes, dict) and changes:
-            out["changed"] = [cut_line(name, 60) for name in list(changes)[:10]]
-    elif isinstance(record.get("rerun_of"), str):
-        out["rerun_of"] = cut_line(record["rerun_of"], 80)
-    refinement = refinement_of(record)
-    if refinement:
-        out["refinement"] = refinement
-    return out
-
-
-def lineage_line(row: dict) -> str:
-    """The line under a run made from another: 'fork of 20261120T…-aaaaaaaa (changed missing_strategy)', 'rerun
-    of …', with the refinement it was a point of; '' for any other run."""
-    parts = []
-    if row.get("fork_of"):
-        changed = f" (changed {', '.join(row['changed'])})" if row.get("changed") else ""
-        parts.append(f"fork of {row['fork_of']}{changed}")
-    elif row.get("rerun_of"):
-        parts.append(f"rerun of {row['rerun_of']}")
-    if row.get("refinement"):
-        parts.append(row["refinement"])
-    return "; ".join(parts)
 
 
 def plan_line(row: dict) -> str:

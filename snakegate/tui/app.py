@@ -46,6 +46,7 @@ class ChatApp(TurnsMixin, RunsMixin, RefineMixin, App[None]):
         Binding("ctrl+c", "cancel_run", "Cancel run", priority=True),
         Binding("escape", "cancel_turn", "Stop the model"),
         Binding("ctrl+o", "history", "History"),
+        Binding("ctrl+t", "set_approver", "Approver", show=False),  # the panel's approver line names the key
         Binding("ctrl+n", "new_conversation", "New chat"),
         Binding("ctrl+q", "quit", "Quit", priority=True),
         # the input keeps the focus, so the transcript scrolls from here (the input has no use for these keys)
@@ -53,14 +54,15 @@ class ChatApp(TurnsMixin, RunsMixin, RefineMixin, App[None]):
         Binding("pagedown", "scroll_transcript(1)", "Scroll down", show=False, priority=True),
     ]
 
-    def __init__(self, connect, *, approved_by: str, settings=None):
+    def __init__(self, connect, *, approved_by: str, approver_asks: bool = False, settings=None):
         """`connect()` builds the Conversation (loading the registry); it runs in the background after the
-        first paint. A ready Conversation may be passed instead."""
+        first paint. A ready Conversation may be passed instead. `approver_asks`: `approved_by` is only the
+        machine's name, so the first ctrl+r asks who approves (runs.py)."""
         super().__init__()
         self._connect_fn = connect if callable(connect) else (lambda: connect)
         self.conversation = None if callable(connect) else connect
         self.settings = settings if settings is not None else getattr(self.conversation, "settings", None)
-        self.approved_by = approved_by
+        self.approved_by, self.approver_asks = approved_by, approver_asks
         self._connected = asyncio.Event()
         self._init_turns()
         self._init_runs()
@@ -144,7 +146,7 @@ class ChatApp(TurnsMixin, RunsMixin, RefineMixin, App[None]):
             return self.running  # otherwise ctrl+c keeps its usual meaning (copy, or a hint how to quit)
         if action == "cancel_turn":
             return self.thinking and self.screen is self.screen_stack[0]
-        if action in ("approve", "history", "new_conversation", "scroll_transcript"):
+        if action in ("approve", "set_approver", "history", "new_conversation", "scroll_transcript"):
             return self.screen is self.screen_stack[0]  # the chat's own keys; other screens have theirs
         return True
 

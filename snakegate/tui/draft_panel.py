@@ -28,6 +28,7 @@ from textual.widgets import Button, Input, Static
 
 from snakegate.tui import present
 from snakegate.tui.messages import SensitiveEntered
+from snakegate.tui.present_wrap import Wrapped
 
 NO_DRAFT = ("Tell me what you want to run; once a run config passes the gate it appears here for you to "
             "review and approve.")
@@ -81,27 +82,29 @@ class DraftPanel(Vertical):
         def exposed_of(workflow: str, contract: dict | None) -> frozenset[str]:
             return exposed_in_folder(root / "workflows" / workflow, contract)
 
+        # a fork's draft holds its parent's resolved (absolute) paths: shown relative, as its parent's draft was
+        roots = tuple(dict.fromkeys((str(root), str(Path(root).resolve()))))
         if getattr(draft, "plan", None) is not None:
             self.query_one("#draft-summary", Static).update(present.plan_summary(draft))
             parts: list = []  # per step: its heading on a line of its own (never folded), then its params
             for name, shown, heading in present.plan_param_rows(draft.plan, schema_of or (lambda _wf: None),
-                                                                exposed_of):
+                                                                exposed_of, roots):
                 if heading:
                     grid = _params_grid()
                     parts += [Text(f"{name}: {shown}", style="bold underline"), grid]
                 else:
-                    grid.add_row(Text(name), Text(shown))
+                    grid.add_row(Text(name), Wrapped(shown))
             self.query_one("#draft-params", Static).update(Group(*parts))
         else:
             summary = f"{draft.workflow} {draft.version}\ninvocation {present.short_id(draft.invocation_id)}"
             self.query_one("#draft-summary", Static).update(summary + (f"\n{fork_note}" if fork_note else ""))
             grid = _params_grid()
-            for name, shown in present.param_lines(schema, draft.params, exposed_of(draft.workflow, schema)):
-                grid.add_row(Text(name), Text(shown))
+            for name, shown in present.param_lines(schema, draft.params, exposed_of(draft.workflow, schema), roots):
+                grid.add_row(Text(name), Wrapped(shown))
             self.query_one("#draft-params", Static).update(grid)
         self.show_differences(getattr(draft, "differences", ()))
-        self.query_one("#draft-config", Static).update(
-            f"config: {present.relative(draft.config_path, root)}\n(also runs with snakemake --configfile)")
+        self.query_one("#draft-config", Static).update(Wrapped(
+            f"config: {present.relative(draft.config_path, root)}\n(also runs with snakemake --configfile)"))
         self.query_one("#draft-body").scroll_home(animate=False)
 
     def show_differences(self, differences) -> None:
@@ -170,7 +173,8 @@ class DraftPanel(Vertical):
 
 
 def _params_grid() -> Table:
-    """Names in bold, never wrapped; values folded to the panel's width."""
+    """Names in bold, never wrapped; values wrapped to the panel's width at path separators and spaces
+    (present_wrap.Wrapped), never mid-word."""
     grid = Table.grid(padding=(0, 1))
     grid.add_column(style="bold", no_wrap=True)
     grid.add_column(overflow="fold")

@@ -1,7 +1,9 @@
 """The history: every run of the registry, newest first; filter, open one, mark two for a diff, fork one.
 
 `HistoryScreen` lists runs (id, workflow, status, duration, when) from the
-run folders; `RunScreen` shows one (status, failure, params with sensitive
+run folders, a fork or rerun with a second line naming its parent and the
+highlighted run's whole lineage under the table (snakegate.views.lineage, as
+`snakegate runs` reads it); `RunScreen` shows one (status, failure, params with sensitive
 values masked, outputs, who proposed and approved it, the git SHAs of its
 PROV record); `DiffScreen` compares two through `provenance.compare`.
 Reading runs happens in background threads (runinfo.py); the screens only
@@ -11,8 +13,7 @@ which turns it into a draft to approve like any other: nothing runs from here.
 
 from __future__ import annotations
 
-import re
-
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,13 +25,8 @@ from snakegate.tui import present_runs, runinfo
 from snakegate.tui.background import in_thread
 from snakegate.tui.dialogs import AskChange
 
-TIMESTAMP = re.compile(r"^\d{8}T\d{6}Z-")
 HINT = "Enter opens a run · space marks two, d compares them · / filters"
-
-
-def short_run(run_id: str) -> str:
-    """The run id without its timestamp (the `when` column shows that): `20261122T160920Z-d8a69fe7` -> `d8a69fe7`."""
-    return TIMESTAMP.sub("", run_id)
+short_run = present_runs.short_run
 
 
 class HistoryScreen(Screen):
@@ -79,12 +75,28 @@ class HistoryScreen(Screen):
                 continue
             run_id, workflow, status, duration, when = present_runs.history_row(record)
             mark = "●" if run_id in self.marked else " "
-            table.add_row(mark, when, workflow, status, duration, short_run(run_id), key=run_id)
+            parent = present_runs.made_from(record)  # a fork or a rerun: a second line names its parent
+            if parent:
+                workflow = Text(workflow) + Text("\n" + parent, style="italic")
+            table.add_row(mark, when, workflow, status, duration, short_run(run_id), key=run_id,
+                          height=2 if parent else 1)
         if not table.row_count:
             self.query_one("#history-hint", Static).update(
                 "No runs match the filter." if self.records else f"No runs yet in {self.settings.runs_dir}.")
         else:
-            self.query_one("#history-hint", Static).update(HINT)
+            self._hint()
+
+    def _hint(self) -> None:
+        """Under the table: what the highlighted run was made from, whole (its parent, the params it changed),
+        above the keys."""
+        run_id = self.current()
+        record = next((r for r in self.records if r.get("run_id") == run_id), {})
+        line = present_runs.made_from_line(record)
+        self.query_one("#history-hint", Static).update(f"{line}\n{HINT}" if line else HINT)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if self.records and self.query_one("#runs", DataTable).row_count:
+            self._hint()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "filter":

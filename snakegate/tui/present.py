@@ -12,6 +12,7 @@ paints before the registry and its schema libraries are loaded.)
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -55,18 +56,39 @@ def relative(path: Path | str, root: Path) -> str:
         return str(path)
 
 
-def param_lines(schema: dict | None, params: dict, exposed: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+def param_lines(schema: dict | None, params: dict, exposed: frozenset[str] = frozenset(),
+                roots: tuple[str, ...] = ()) -> list[tuple[str, str]]:
     """(name, shown value) per param, in the draft's order, with every `x-sensitive` value masked.
 
     Without a schema nothing can be proven safe to show, so every value is masked (fail closed). A param in
     `exposed` (its free text reaches a shell command unquoted, `snakegate.check.shellquote`) whose value holds
-    a character a shell interprets is marked with SHELL_MARK."""
+    a character a shell interprets is marked with SHELL_MARK. An absolute path inside one of `roots` (the
+    registry root, as given and resolved) is shown relative to it, as the person typed it: a fork's draft
+    holds its parent's resolved paths, and reads as its parent's draft did (`registry_relative`)."""
     from snakegate.agent.redact import redact_params
     from snakegate.check.shellquote import unsafe_for_shell
 
     shown = redact_params(schema, params) if schema is not None else {k: PLACEHOLDER for k in params}
+    shown = {name: registry_relative(value, roots) for name, value in shown.items()}
     return [(name, _value_text(value) + (f"  {SHELL_MARK}" if name in exposed and unsafe_for_shell(params.get(name))
                                          else "")) for name, value in shown.items()]
+
+
+def registry_relative(value: Any, roots: tuple[str, ...]) -> Any:
+    """`value` with every string that is an absolute path inside one of `roots` written relative to it (the
+    gate resolves a relative path against the registry root, so both name the same file). Pure: no file is
+    looked at."""
+    if isinstance(value, dict):
+        return {k: registry_relative(v, roots) for k, v in value.items()}
+    if isinstance(value, list):
+        return [registry_relative(v, roots) for v in value]
+    if isinstance(value, str) and roots and os.path.isabs(value):
+        path = os.path.normpath(value)
+        for root in roots:
+            base = os.path.normpath(root)
+            if path.startswith(base.rstrip(os.sep) + os.sep):
+                return path[len(base.rstrip(os.sep)) + 1:]
+    return value
 
 
 def plan_summary(draft) -> str:
@@ -80,18 +102,19 @@ def plan_summary(draft) -> str:
     return "\n".join([head, *plan_lines(draft.plan, versions=False)])
 
 
-def plan_param_rows(plan, schema_of, exposed_of=lambda wf_id, schema: frozenset()) -> list[tuple[str, str, bool]]:
+def plan_param_rows(plan, schema_of, exposed_of=lambda wf_id, schema: frozenset(),
+                    roots: tuple[str, ...] = ()) -> list[tuple[str, str, bool]]:
     """(name, shown value, is a step's heading) for every step of a plan and each of its params, in run
     order: a value taken from another step as `← step.output`, every `x-sensitive` value masked (all of a
     step's values when its workflow's contract cannot be read: fail closed), a value reaching a shell
-    command unquoted marked as in param_lines."""
+    command unquoted marked as in param_lines, a path inside `roots` relative to it."""
     rows = []
     for step in plan.steps:
         rows.append((step.name, f"{step.workflow} {step.version}", True))
         schema = schema_of(step.workflow)
         edges = {param: f"← {source}.{output}" for param, source, output in step.takes}
         shown = param_lines(schema, {k: v for k, v in step.params.items() if k not in edges},
-                            exposed_of(step.workflow, schema))
+                            exposed_of(step.workflow, schema), roots)
         values = dict(shown)
         rows += [(f"  {name}", edges[name] if name in edges else values[name], False) for name in step.params
                  if name in edges or name in values]
@@ -136,9 +159,21 @@ def fork_note(draft, schema: dict | None) -> str | None:
     return kind + (f": {changes}" if changes else "")
 
 
-def approver_text(who: str) -> str:
-    """The line under the approve button: whose approval ctrl+r records (`snakegate chat --user` sets it)."""
-    return f"approver: {who}"
+def approver_text(who: str, asks: bool = False) -> str:
+    """The line under the approve button: whose approval ctrl+r records and the key that changes it; when the
+    name is only the machine's (git's user.name, the login name), that the first ctrl+r asks first."""
+    return f"approver: {who} (ctrl+t)" + ("\n(machine's name: ctrl+r asks)" if asks else "")
+
+
+def approver_question(who: str, *, first_run: bool) -> str:
+    """The dialog that sets the approver (ctrl+t, or before the first run when the name is only the machine's)."""
+    why = (f"Before the first run: who approves it? {who} is only this machine's name (git or login). "
+           if first_run else "Who approves runs? ")
+    return (why + "The name is recorded in each run's provenance and remembered for this registry "
+            "(Enter keeps it, Esc cancels).")
+
+
+APPROVER_UNSET = "Not approved: say who approves first (ctrl+r asks again, ctrl+t sets the name)."
 
 
 def draft_status(state: str, **facts: str) -> str:

@@ -13,12 +13,15 @@ first), then what changed against a fork's parent, then the outputs' numbers.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from snakegate.tui.present import relative
 from snakegate.views import verdict as verdicts
+from snakegate.views.lineage import lineage, lineage_line
 
+TIMESTAMP = re.compile(r"^\d{8}T\d{6}Z-")
 LOG_TAIL_LINES = 6   # lines of a failed job's log shown (the run panel is small at 80x24)
 MAX_KEY_NUMBERS = 6
 STATUS_MARK = {"succeeded": "✓", "failed": "✗", "cancelled": "■", "running": "▶", "interrupted": "!",
@@ -113,9 +116,7 @@ def key_numbers(explained: dict, limit: int = MAX_KEY_NUMBERS, record: dict | No
     found, seen = [], set()
     changed = {c["key"]: c for c in explained.get("changed_from_parent") or []
                if isinstance(c, dict) and isinstance(c.get("key"), str)}
-    measures = {c["name"]: c["measure"][1:].replace("/", ".")  # the check reads /a/b: the number a.b
-                for c in (verdicts.read(record or {}) or {}).get("checks", [])
-                if c.get("measure") and c["measure"].startswith("/")}
+    measures = {name: key for name, _output, key in verdicts.measured_keys(record or {})}
     for name, value, status in verdicts.key_checks(record or {}):
         key = measures.get(name)
         was = f" (was {_shown_number(changed[key]['parent'])})" if key in changed else ""
@@ -202,6 +203,28 @@ def history_row(record: dict) -> tuple[str, str, str, str, str]:
             when_text(record.get("started")))
 
 
+def short_run(run_id: str) -> str:
+    """The run id without its timestamp (the `when` column shows that): `20261122T160920Z-d8a69fe7` -> `d8a69fe7`."""
+    return TIMESTAMP.sub("", run_id)
+
+
+def made_from(record: dict) -> str:
+    """The history row's second line for a run made from another: 'fork of aaaaaaaa', 'rerun of aaaaaaaa'
+    (snakegate.views.lineage's reading, as `snakegate runs` lists it); '' for any other run."""
+    found = lineage(record)
+    if found.get("fork_of"):
+        return f"fork of {short_run(found['fork_of'])}"
+    if found.get("rerun_of"):
+        return f"rerun of {short_run(found['rerun_of'])}"
+    return ""
+
+
+def made_from_line(record: dict) -> str:
+    """What the highlighted run was made from, whole ('fork of 20261120T…-aaaaaaaa (changed missing_strategy)',
+    with the refinement it was a point of); '' for a run made from none. Changed params by name only."""
+    return lineage_line(lineage(record))
+
+
 def matches(record: dict, text: str) -> bool:
     """The history filter: every word must appear in the run's id, workflow, status, verdict or start time."""
     hay = " ".join(str(record.get(k) or "") for k in ("run_id", "workflow", "status", "started")).lower()
@@ -223,11 +246,13 @@ def detail_lines(facts) -> list[str]:
     if facts.steps:  # a plan's run: its steps and what they take from each other
         lines += ["", "Steps"] + [f"  {name}: {label}" for name, label in facts.steps]
         lines += ["", "Edges"] + ([f"  {e}" for e in facts.edges] or ["  (no step takes another's output)"])
-    if r.get("parent_run"):
-        changes = ", ".join(f"{k}={_shown(v)}" for k, v in (r.get("fork_changes") or {}).items())
-        lines.append(f"fork of: {r['parent_run']}" + (f" ({changes})" if changes else ""))
-    if r.get("rerun_of"):
-        lines.append(f"rerun of: {r['rerun_of']}")
+    found = lineage(r)
+    if found.get("fork_of"):  # each changed param as the Parameters below show it: a sensitive one masked
+        shown = dict(facts.params)
+        changes = ", ".join(f"{name}={shown.get(name, '(not a param)')}" for name in found.get("changed") or [])
+        lines.append(f"fork of: {found['fork_of']}" + (f" ({changes})" if changes else ""))
+    elif found.get("rerun_of"):
+        lines.append(f"rerun of: {found['rerun_of']}")
     if facts.explained.get("refinement"):
         lines.append(f"part of: {facts.explained['refinement']}")
     lines += verdict_detail_lines(r)

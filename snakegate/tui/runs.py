@@ -5,7 +5,10 @@ RefineMixin's (refine_runs.py). `approve` is the only place an
 `Approval` is minted, and only for the draft the researcher sees on the
 panel. One approval runs one draft once: after its run the draft is marked
 used, and running it again needs a confirmation that says it is a repeat.
-ctrl+r with nothing approvable says why on the panel. The run itself goes
+ctrl+r with nothing approvable says why on the panel.
+The panel names the approver before ctrl+r and ctrl+t sets it; when the name is only
+the machine's (git's user.name, the login name) the first ctrl+r asks who approves
+first, and the answer is remembered for the registry (snakegate.registry.approver). The run itself goes
 through `Conversation.execute` (and so the runner and the gate) in a daemon
 thread that only posts messages; ctrl+c during a run asks the runner to
 cancel it, which records it `cancelled`; once it ends, its summary enters the
@@ -91,7 +94,7 @@ class RunsMixin:
         label = ("Run again… (ctrl+r)" if state == "used" else "Approve as drafted (ctrl+r)" if state == "differs"
                  else "Approve and run (ctrl+r)")
         self.panel.set_approvable(self.can_approve(), label)
-        self.panel.set_approver(present.approver_text(self.approved_by))
+        self.panel.set_approver(present.approver_text(self.approved_by, self.approver_asks))
         self.refresh_bindings()
 
     # ---- approving ----------------------------------------------------------------------------------------
@@ -109,6 +112,9 @@ class RunsMixin:
                 withdrawn=self.withdrawn))
             self.bell()
             return
+        if self.approver_asks:  # the name is only the machine's: asked once, then remembered for the registry
+            self.action_set_approver(then=self.action_approve)
+            return
         if self.shown_refinement is not None:
             self._approve_and_refine()
             return
@@ -122,6 +128,42 @@ class RunsMixin:
                              callback=lambda yes: self._approve_and_run(draft) if yes else None)
             return
         self._approve_and_run(draft)
+
+    # ---- who approves ---------------------------------------------------------------------------------------
+
+    def action_set_approver(self, then=None) -> None:
+        """ctrl+t (or the first ctrl+r when the name is only the machine's): ask who approves, prefilled with the
+        current name; the answer is recorded from the next approval on and remembered for the registry. `then`
+        (the approval that asked) goes on once a name is set; Esc sets nothing and approves nothing."""
+        from snakegate.tui.dialogs import AskChange
+
+        def answered(text: str | None) -> None:
+            if text is None:
+                if then is not None:
+                    self.panel.set_state("blocked", present.APPROVER_UNSET)
+                return
+            if self._set_approver(text) and then is not None:
+                then()
+
+        self.push_screen(AskChange(present.approver_question(self.approved_by, first_run=then is not None),
+                                   "your name, as recorded in provenance", value=self.approved_by), answered)
+
+    def _set_approver(self, text: str) -> bool:
+        from snakegate.registry.approver import clean_name, remember
+
+        name = clean_name(text)
+        if name is None:
+            self.notify("The approver must be a name; nothing changed.", severity="warning", timeout=5)
+            return False
+        self.approved_by, self.approver_asks = name, False
+        try:
+            remember(self.settings.registry_root, name)
+            kept = "remembered for this registry"
+        except OSError as exc:  # still this conversation's approver; the next chat asks again
+            kept = f"not remembered ({exc.strerror or exc}): the next chat asks again"
+        self.transcript.add_note(f"◆ approver: {name} ({kept})")
+        self._refresh_approve()
+        return True
 
     def _approve_and_run(self, draft) -> None:
         """Mint the Approval (only here) for `draft`, if it is still the one on screen, and start the run."""

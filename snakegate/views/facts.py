@@ -136,28 +136,43 @@ def read_json_head(path: Path, cap: int = JSON_READ_BYTES) -> Any:
         return None
 
 
-def json_numbers(path: Path, limit: int = KEY_NUMBERS) -> dict | None:
-    """The first `limit` numeric leaves of a JSON file (of at most JSON_READ_BYTES), plus {"…": "N more"}; None
-    when unreadable."""
+def json_numbers(path: Path, limit: int = KEY_NUMBERS, first: list[str] | tuple[str, ...] = ()) -> dict | None:
+    """The first `limit` numeric leaves of a JSON file (of at most JSON_READ_BYTES), the keys in `first` before
+    the others, plus {"…": "N more"}; None when unreadable."""
     data = read_json_head(path)
     if data is None:
         return None
     numbers = numeric_leaves(data)
-    keys = list(numbers)[:limit]
+    keys = list(dict.fromkeys([k for k in first if k in numbers] + list(numbers)))[:limit]
     return {k: numbers[k] for k in keys} | ({"…": f"{len(numbers) - limit} more"} if len(numbers) > limit else {})
 
 
 def key_numbers(record: dict, run_dir: Path) -> dict:
-    """Output name -> key numbers, for every JSON output run.json lists."""
+    """Output name -> key numbers, for every JSON output run.json lists: the numbers its verdict's checks read
+    first (failing checks first), then the shallowest."""
+    from snakegate.views.verdict import measured_keys
+
+    measured = measured_keys(record)
     out = {}
     for o in record.get("outputs") or []:
         rel = str(o.get("path") or "")
         if not rel.endswith(".json"):
             continue
-        numbers = json_numbers(inside_run(run_dir, rel))
+        name = o.get("name") or rel
+        numbers = json_numbers(inside_run(run_dir, rel),
+                               first=[key for _check, output, key in measured if output in ("", name)])
         if numbers is not None:
-            out[o.get("name") or rel] = numbers
+            out[name] = numbers
     return out
+
+
+def changed_leaves(output: str, document: Any, parents: Any) -> list[dict]:
+    """[{output, key, parent, value}] of the numbers of one JSON output that differ from the parent's same output
+    (a number only one of them has is None in the other)."""
+    now, before = numeric_leaves(document), numeric_leaves(parents)
+    keys = list(now) + [k for k in before if k not in now]
+    return [{"output": output, "key": k, "parent": before.get(k), "value": now.get(k)}
+            for k in keys if now.get(k) != before.get(k)]
 
 
 def changed_numbers(record: dict, run_dir: Path, limit: int = KEY_NUMBERS) -> list[dict]:
@@ -179,10 +194,7 @@ def changed_numbers(record: dict, run_dir: Path, limit: int = KEY_NUMBERS) -> li
         mine, theirs = (read_json_head(base / inside) for base in (Path(run_dir), parent_dir))
         if mine is None or theirs is None:
             continue
-        now, before = numeric_leaves(mine), numeric_leaves(theirs)
-        keys = list(now) + [k for k in before if k not in now]
-        out += [{"output": o.get("name") or rel, "key": k, "parent": before.get(k), "value": now.get(k)}
-                for k in keys if now.get(k) != before.get(k)]
+        out += changed_leaves(o.get("name") or rel, mine, theirs)
     return sorted(out, key=lambda c: c["key"].count(".") + c["key"].count("["))[:limit]
 
 

@@ -16,7 +16,8 @@ from snakegate.provenance.verdicts import (STATUSES, check_text, counts_text, me
                                            number_text, read, summary_text)
 
 __all__ = ["MARK", "STATUSES", "change_lines", "changes", "check_text", "counts_text", "for_list", "for_model",
-           "key_checks", "mark", "measured_text", "needs_text", "number_text", "read", "summary_text"]
+           "key_checks", "mark", "measured_keys", "measured_text", "needs_text", "number_text", "read",
+           "summary_text"]
 
 MARK = {"pass": "✓", "fail": "✗", "unknown": "?"}
 MODEL_FAILING = 10  # failing checks given to the model with their sentences; the others by name
@@ -137,3 +138,15 @@ def key_checks(record: dict) -> list[tuple[str, Any, str]]:
     order = {"fail": 0, "unknown": 1, "pass": 2}
     measured = [c for c in verdict["checks"] if c["value"] is not None]
     return [(c["name"], c["value"], c["status"]) for c in sorted(measured, key=lambda c: order[c["status"]])]
+
+
+def measured_keys(record: dict) -> list[tuple[str, str, str]]:
+    """(check name, output name, key) of every check that reads a number of a JSON output, failing checks first;
+    the key as a JSON output's numbers are named (`/a/b` -> `a.b`), so a run's summary can show them first."""
+    verdict = read(record)
+    if verdict is None:
+        return []
+    order = {"fail": 0, "unknown": 1, "pass": 2}
+    return [(c["name"], c.get("output") or "", c["measure"][1:].replace("/", "."))
+            for c in sorted(verdict["checks"], key=lambda c: order[c["status"]])
+            if isinstance(c.get("measure"), str) and c["measure"].startswith("/")]

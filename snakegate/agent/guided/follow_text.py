@@ -10,6 +10,7 @@ from typing import Any
 
 from snakegate.agent.guided.text import APPROVE
 from snakegate.agent.results import measured, per_item, value_text
+from snakegate.agent.summary_text import changes_text
 
 ROWS = 3          # rows of a table the summary shows
 VALUE_CHANGES = 8  # JSON value changes a comparison shows per output
@@ -36,7 +37,8 @@ def check_text(c: dict) -> str:
 
 
 def run_summary_text(s: dict) -> str:
-    """A finished run, as the dialogue reads it back: outcome, verdict, key numbers, first rows."""
+    """A finished run, as the dialogue reads it back: outcome, verdict (failing checks first), what changed
+    against a fork's parent, key numbers (the checked ones first), first rows."""
     head = f"**Run `{s.get('run_id')}` ({s.get('workflow')}) {s.get('status')}**"
     if isinstance(s.get("duration_s"), (int, float)):
         head += f" in {s['duration_s']:.1f} s"
@@ -51,6 +53,8 @@ def run_summary_text(s: dict) -> str:
         lines.append(f"Verdict: **{verdict['status']}**" + (f" ({verdict['reason']})" if verdict.get("reason")
                                                               else ""))
         lines += [f"- {check_text(c)}" for c in verdict.get("checks") or []]
+    if s.get("changed_from_parent"):  # after the checks: what the fork changed against its parent
+        lines.append(f"Changed against `{s.get('fork_of')}`: {changes_text(s['changed_from_parent'])}.")
     failure = s.get("failure")
     if failure:
         lines.append(f"It failed in rule `{failure.get('rule') or '(unknown)'}`: {failure.get('error')}")
