@@ -15,6 +15,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from inprocess_cli import read_only, run_cli
+
 REPO = Path(__file__).resolve().parents[1]
 ROOT = REPO
 IGNORE = shutil.ignore_patterns("__pycache__", ".snakemake", "*.pyc")
@@ -61,7 +63,14 @@ def clean_env(**extra: str) -> dict:
 
 
 def snakegate(root: Path, *args, timeout: float = 600) -> subprocess.CompletedProcess:
-    """The console command, run as a user would from the registry root; never a traceback."""
+    """The console command, run as a user would from the registry root; never a traceback.
+
+    A command that only reads runs in this process (inprocess_cli.py says why and which); the others in a
+    process of their own."""
+    if read_only(args):
+        proc = run_cli(args, cwd=root, env=clean_env(), timeout=timeout)
+        assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
+        return proc
     proc = subprocess.run([sys.executable, "-m", "snakegate.cli", *map(str, args)], cwd=root, env=clean_env(),
                           capture_output=True, text=True, timeout=timeout)
     assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
