@@ -1,0 +1,145 @@
+"""The chat says what the model is doing: the header names the tool mode and why, and while the model is slow
+the line above the input counts the seconds and the step of the turn; Esc during the wait abandons it.
+
+The real app under Textual's pilot, the real OpenAIBackend and the project's scripted OpenAI-compatible HTTP
+server (tests/openai_server.py), made to answer slowly where the test needs a wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from textual.widgets import Input
+
+from chat_pilot import SIZE, connected, screen_lines, text_of, wait_until
+from chat_pilot import chat_registry, make_app  # noqa: F401  (fixtures)
+from openai_server import DEFAULT_MODEL, ScriptedOpenAI, call
+
+NO_TOOL_CALLS = {"chat_template_caps": {"supports_tool_calls": False}}
+
+
+def _run(server: ScriptedOpenAI, scenario) -> None:
+    try:
+        asyncio.run(scenario())
+    finally:
+        server.stop()
+
+
+def test_the_header_names_the_tool_mode_auto_chose_and_why_before_the_first_message(make_app):
+    server = ScriptedOpenAI([], props=NO_TOOL_CALLS)
+    base_url = server.start()
+    app = make_app(guided=False, model=DEFAULT_MODEL, base_url=base_url)
+
+    async def scenario():
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            await wait_until(pilot, lambda: app.sub_title.startswith("json"), 15, "the header to name the tool mode")
+            assert app.sub_title == (f"json — the server says it cannot call tools (/props) · {DEFAULT_MODEL} @ "
+                                     f"{base_url}")
+            screen = screen_lines(app)
+            assert "snakegate chat — json — the server says it" in screen.splitlines()[0]
+            # the header is cut at 80 columns; the transcript says the whole reason once
+            await wait_until(pilot, lambda: "cannot call tools (/props)" in screen_lines(app), 5, "the mode's note")
+            notes = [text_of(n) for n in app.query("#transcript > .note")]
+            assert notes == ["◆ tool mode json — the server says it cannot call tools (/props)"]
+            assert server.requests == []  # asking the mode is no chat request
+
+    _run(server, scenario)
+
+
+def test_a_configured_tool_mode_is_named_as_configured(make_app):
+    server = ScriptedOpenAI([], props=NO_TOOL_CALLS)  # the server would say json: the setting wins
+    app = make_app(guided=False, model=DEFAULT_MODEL, base_url=server.start(), tool_mode="native")
+
+    async def scenario():
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            assert app.sub_title == f"native — as configured (tool_mode) · {DEFAULT_MODEL} @ {server.base_url}"
+
+    _run(server, scenario)
+
+
+def test_the_waiting_line_counts_the_seconds_and_the_steps_while_the_model_is_slow(make_app):
+    server = ScriptedOpenAI([[call("search_workflows", {"query": "csv"})], "tabular-profile fits."], delay=2.5)
+    app = make_app(guided=False, model=DEFAULT_MODEL, base_url=server.start())
+
+    async def scenario():
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            line = app.query_one("#waiting")
+            assert not line.display
+            app.query_one("#prompt", Input).value = "profile a table"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: line.display and "step 1 of 8" in text_of(line), 15,
+                             "the waiting line of the first step")
+            assert text_of(line).startswith("⧗ waiting 0 s · step 1 of 8")
+            await wait_until(pilot, lambda: "1 s · step 1 of 8" in text_of(line), 15, "the seconds to count up")
+            await wait_until(pilot, lambda: "step 2 of 8" in text_of(line), 15, "the second step's wait")
+            assert text_of(line).endswith("· Esc stops it")
+            assert "⧗ waiting" in screen_lines(app)
+            await wait_until(pilot, lambda: not app.thinking, 15, "the answer")
+            await pilot.pause(0.6)  # one tick of the line
+            assert not line.display
+
+    _run(server, scenario)
+
+
+def test_esc_while_the_model_is_slow_abandons_the_step_and_the_next_request_carries_nothing_of_it(make_app):
+    release = threading.Event()
+
+    def never_in_time(body):  # the second step's answer comes only after the test is over
+        release.wait(30)
+        return "too late"
+
+    server = ScriptedOpenAI([[call("search_workflows", {"query": "csv"})], never_in_time, "Hello again."])
+    app = make_app(guided=False, model=DEFAULT_MODEL, base_url=server.start())
+
+    async def scenario():
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            prompt = app.query_one("#prompt", Input)
+            line = app.query_one("#waiting")
+            prompt.value = "profile a table"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: "step 2 of 8" in text_of(line) and line.display, 15,
+                             "the wait for the second step")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: not app.thinking, 5, "the turn to stop")
+            await pilot.pause(0.6)
+            assert not line.display
+            assert "■ stopped" in screen_lines(app)
+            assert prompt.value == "profile a table"
+
+            prompt.value = "hello"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: not app.thinking, 15, "the next answer")
+            assert "Hello again." in screen_lines(app)
+
+    try:
+        _run(server, scenario)
+    finally:
+        release.set()
+    # the abandoned turn's step (its search and its result) is not in the next request
+    last = server.requests[-1]["messages"]
+    assert [m["content"] for m in last if m["role"] == "user"] == ["hello"]
+    assert not any(m["role"] in ("tool", "assistant") for m in last)
+
+
+def test_a_long_wait_reads_as_minutes_and_seconds_and_the_line_keeps_to_one_chat_column():
+    from snakegate.tui.status import waiting_text
+
+    assert waiting_text(7.9, 1, 8) == "⧗ waiting 7 s · step 1 of 8 · Esc stops it"
+    assert waiting_text(65.2, 3, 8) == "⧗ waiting 1:05 · step 3 of 8 · Esc stops it"
+    assert len(waiting_text(3599, 8, 8)) <= 44  # the chat column at 80x24, less its padding (8: the chat's limit)
+
+
+def test_the_step_of_a_request_counts_the_models_replies_since_the_researchers_message():
+    from snakegate.agent.backend import step_of
+
+    earlier = [{"role": "system", "content": "rules"}, {"role": "user", "content": "profile it"},
+               {"role": "assistant", "content": "Which table?"}]
+    assert step_of([*earlier, {"role": "user", "content": "the penguins"}]) == 1
+    assert step_of([*earlier, {"role": "user", "content": "the penguins"},
+                    {"role": "assistant", "content": "", "tool_calls": [{"id": "c1"}]},
+                    {"role": "tool", "tool_call_id": "c1", "content": "{}"}]) == 2
