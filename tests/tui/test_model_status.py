@@ -133,13 +133,3 @@ def test_a_long_wait_reads_as_minutes_and_seconds_and_the_line_keeps_to_one_chat
     assert waiting_text(65.2, 3, 8) == "⧗ waiting 1:05 · step 3 of 8 · Esc stops it"
     assert len(waiting_text(3599, 8, 8)) <= 44  # the chat column at 80x24, less its padding (8: the chat's limit)
 
-
-def test_the_step_of_a_request_counts_the_models_replies_since_the_researchers_message():
-    from snakegate.agent.backend import step_of
-
-    earlier = [{"role": "system", "content": "rules"}, {"role": "user", "content": "profile it"},
-               {"role": "assistant", "content": "Which table?"}]
-    assert step_of([*earlier, {"role": "user", "content": "the penguins"}]) == 1
-    assert step_of([*earlier, {"role": "user", "content": "the penguins"},
-                    {"role": "assistant", "content": "", "tool_calls": [{"id": "c1"}]},
-                    {"role": "tool", "tool_call_id": "c1", "content": "{}"}]) == 2
