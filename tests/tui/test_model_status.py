@@ -132,4 +132,3 @@ def test_a_long_wait_reads_as_minutes_and_seconds_and_the_line_keeps_to_one_chat
     assert waiting_text(7.9, 1, 8) == "⧗ waiting 7 s · step 1 of 8 · Esc stops it"
     assert waiting_text(65.2, 3, 8) == "⧗ waiting 1:05 · step 3 of 8 · Esc stops it"
     assert len(waiting_text(3599, 8, 8)) <= 44  # the chat column at 80x24, less its padding (8: the chat's limit)
-
