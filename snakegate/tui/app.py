@@ -23,6 +23,7 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.widgets import Footer, Header, Input
 
 from snakegate.tui import present
@@ -153,13 +154,17 @@ class ChatApp(TurnsMixin, RunsMixin, RefineMixin, App[None]):
         self._show_status()
 
     def _show_status(self) -> None:
+        try:  # queries from the app read the chat's own screen, also while the history is on top of it
+            line, transcript = self.query_one("#waiting", WaitingLine), self.transcript
+        except NoMatches:  # the app is ending and its widgets are gone; a tick can still fall in between
+            return
         if self.conversation is not None:
             self.sub_title = header_text(self.conversation.backend)
             note = mode_note(self.conversation.backend)
             if note is not None and note != self._mode_noted:  # decided, or changed by the server's refusal
                 self._mode_noted = note
-                self.transcript.add_note(note)
-        self.query_one("#waiting", WaitingLine).update_from(self)
+                transcript.add_note(note)
+        line.update_from(self)
 
     def on_connect_failed(self, message: ConnectFailed) -> None:
         self.exit(return_code=2, message=Text(f"snakegate chat: {message.message}"))

@@ -85,6 +85,36 @@ def test_the_waiting_line_counts_the_seconds_and_the_steps_while_the_model_is_sl
     _run(server, scenario)
 
 
+def test_the_history_opened_while_the_model_is_slow_leaves_the_wait_going_and_the_mode_is_noted_behind_it(
+        make_app):
+    from snakegate.tui.history import HistoryScreen
+
+    server = ScriptedOpenAI(["tabular-profile fits."], delay=2.5, props=NO_TOOL_CALLS)
+    app = make_app(guided=False, model=DEFAULT_MODEL, base_url=server.start())
+
+    async def scenario():
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            await pilot.press("ctrl+o")  # before the server's tool mode is known: it arrives behind the history
+            await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), 5, "the history")
+            await wait_until(pilot, lambda: app.sub_title.startswith("json"), 15, "the tool mode")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: not isinstance(app.screen, HistoryScreen), 5, "the chat again")
+            assert "◆ tool mode json" in screen_lines(app)
+
+            app.query_one("#prompt", Input).value = "profile a table"
+            await pilot.press("enter")
+            line = app.query_one("#waiting")
+            await wait_until(pilot, lambda: line.display, 15, "the waiting line")
+            await pilot.press("ctrl+o")
+            await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), 5, "the history")
+            await wait_until(pilot, lambda: not app.thinking, 15, "the answer, with the history open")
+            await pilot.press("escape")
+            await wait_until(pilot, lambda: "tabular-profile fits." in screen_lines(app), 5, "the answer")
+            await pilot.pause(0.6)
+            assert not line.display
+
+
 def test_esc_while_the_model_is_slow_abandons_the_step_and_the_next_request_carries_nothing_of_it(make_app):
     release = threading.Event()
 
@@ -124,6 +154,17 @@ def test_esc_while_the_model_is_slow_abandons_the_step_and_the_next_request_carr
     last = server.requests[-1]["messages"]
     assert [m["content"] for m in last if m["role"] == "user"] == ["hello"]
     assert not any(m["role"] in ("tool", "assistant") for m in last)
+
+
+def test_a_status_tick_that_falls_after_the_chat_ended_does_nothing(make_app):
+    app = make_app()  # the tick runs every half second; one can fall between the widgets' removal and the end
+
+    async def scenario():
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+
+    asyncio.run(scenario())
+    app._show_status()  # the chat's widgets are gone: no NoMatches, no traceback at quit
 
 
 def test_a_long_wait_reads_as_minutes_and_seconds_and_the_line_keeps_to_one_chat_column():
