@@ -7,7 +7,9 @@ platform action itself; it only says which one it wants called. Backends
 differ only in how they ask for the next step (native tool calls,
 constrained JSON, or the guided dialogue's own rules). A backend that talks to a
 server keeps `waiting` (a `Waiting`, or None) while a request is out, so a
-screen can say from another thread how long the model has been at which step.
+screen can say from another thread how long the model has been at which step,
+and may offer `abandon()`: the researcher stopped the turn, hang up on the
+server now rather than wait for an answer nobody reads.
 """
 
 from __future__ import annotations

@@ -174,6 +174,9 @@ class TurnsMixin:
         if not self.thinking:
             return
         self._turn_cancel.set()
+        abandon = getattr(getattr(self.conversation, "backend", None), "abandon", None)
+        if callable(abandon):  # hang up on the server: it stops generating, the next request is not queued
+            abandon()
         self.workers.cancel_group(self, "turn")
         self.transcript.add_note("■ stopped: the model's answer to this message will be ignored", ok=False)
         self._give_back_text()

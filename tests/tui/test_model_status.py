@@ -15,6 +15,7 @@ from textual.widgets import Input
 from chat_pilot import SIZE, connected, screen_lines, text_of, wait_until
 from chat_pilot import chat_registry, make_app  # noqa: F401  (fixtures)
 from openai_server import DEFAULT_MODEL, ScriptedOpenAI, call
+from silent_server import SilentServer
 
 NO_TOOL_CALLS = {"chat_template_caps": {"supports_tool_calls": False}}
 
@@ -154,6 +155,27 @@ def test_esc_while_the_model_is_slow_abandons_the_step_and_the_next_request_carr
     last = server.requests[-1]["messages"]
     assert [m["content"] for m in last if m["role"] == "user"] == ["hello"]
     assert not any(m["role"] in ("tool", "assistant") for m in last)
+
+
+def test_esc_hangs_up_on_a_server_still_generating_so_it_stops_working_for_nobody(make_app):
+    server = SilentServer()
+    app = make_app(guided=False, model=DEFAULT_MODEL, base_url=server.base_url, tool_mode="native", timeout=120)
+
+    async def scenario():
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            app.query_one("#prompt", Input).value = "profile a table"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: app.query_one("#waiting").display, 15, "the wait")
+            assert server.request_lines == ["POST /v1/chat/completions HTTP/1.1"] and not server.hung_up.is_set()
+            await pilot.press("escape")
+            await wait_until(pilot, server.hung_up.is_set, 10, "the server to see the chat hang up")
+            assert not app.thinking and "■ stopped" in screen_lines(app)
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        server.stop()
 
 
 def test_a_status_tick_that_falls_after_the_chat_ended_does_nothing(make_app):

@@ -12,8 +12,9 @@ does tool calls (llama.cpp's /props, Ollama's /api/show; PROBE_TIMEOUT bounds
 each question, so a hung server costs seconds, not a request's timeout) and
 falls back to "json" when a request with tools is refused (`mode_why` says
 which and why, in words the chat's header shows). While a request is out,
-`waiting` says which step of the turn it is and since when. Text-form tool
-calls are read in both modes. Every failure becomes a `BackendError` whose hint fits it. It
+`waiting` says which step of the turn it is and since when, and `abandon()`
+hangs up on the server (connections.py). Text-form tool calls are read in
+both modes. Every failure becomes a `BackendError` whose hint fits it. It
 never runs an action and reads the API key only from the environment.
 
 `openai` is imported on the first request, in the chat's worker thread: it
@@ -33,6 +34,7 @@ from urllib.parse import urlsplit
 from snakegate.agent.actions.plans import PLAN_ACTIONS
 from snakegate.agent.actions.platform import INVALID_JSON
 from snakegate.agent.backend import BackendError, Reply, ToolCall, Waiting, step_of
+from snakegate.agent.backends.connections import Connections
 from snakegate.agent.backends.textcalls import parse_step, text_calls
 from snakegate.agent.actions.wire import step_schema
 
@@ -210,6 +212,7 @@ class OpenAIBackend:
         self.probe_hung: str | None = None  # "it did not answer /props within 3 s either": said with a timeout
         self.waiting: Waiting | None = None  # the request out now, read by the chat's waiting line
         self._mode_lock = threading.Lock()
+        self._connections = Connections()  # cut by abandon(): a stopped turn hangs up on the server
         self._api_key = api_key or api_key_from_env()
         self._client = None
 
@@ -219,8 +222,15 @@ class OpenAIBackend:
         if self._client is None:
             # No automatic retries: a server that is down should say so at once; the researcher retries.
             self._client = openai.OpenAI(base_url=self.base_url, api_key=self._api_key, timeout=self.timeout,
-                                         max_retries=0)
+                                         max_retries=0, http_client=openai.DefaultHttpxClient(
+                                             event_hooks={"request": [self._connections.hook]}))
         return self._client
+
+    def abandon(self) -> None:
+        """The researcher stopped the turn: hang up on the server, so it stops generating for nobody and the
+        next request does not queue behind this one. The request waiting in its thread fails at once; its
+        turn is already abandoned, so nobody sees that failure."""
+        self._connections.cut()
 
     # ---- the mode ----------------------------------------------------------------------------------------
     def _server_root(self) -> str:

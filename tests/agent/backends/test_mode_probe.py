@@ -2,44 +2,17 @@
 costs one short probe (PROBE_TIMEOUT, or the request timeout when that is shorter), not one per endpoint, and
 the failure that follows says it never answered the probe either, without telling the researcher to start it.
 
-A real listening socket that accepts every connection, reads the request line and never answers; the real
+A real listening socket that accepts every connection and never answers (tests/silent_server.py); the real
 OpenAIBackend and Conversation.
 """
 
 from __future__ import annotations
 
-import socket
-import threading
-
+from silent_server import SilentServer
 from snakegate.agent.backends.choose import OpenAIBackend
 from snakegate.agent.backends.openai_compat import PROBE_TIMEOUT
 from snakegate.agent.events import BackendFailed
 from snakegate.tui.present import backend_failed_text
-
-
-class SilentServer:
-    """Accepts connections on 127.0.0.1, notes each request line, and never sends a byte back."""
-
-    def __init__(self):
-        self._socket = socket.create_server(("127.0.0.1", 0))
-        self.base_url = f"http://127.0.0.1:{self._socket.getsockname()[1]}/v1"
-        self.request_lines: list[str] = []
-        self._held: list[socket.socket] = []
-        threading.Thread(target=self._accept, name="silent-server", daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self._socket.accept()
-            except OSError:  # closed by stop()
-                return
-            self._held.append(conn)  # kept open: the client waits for an answer that never comes
-            self.request_lines.append(conn.makefile("rb").readline().decode("latin-1").strip())
-
-    def stop(self) -> None:
-        self._socket.close()
-        for conn in self._held:
-            conn.close()
 
 
 def test_a_server_that_never_answers_the_probe_is_asked_once_and_the_header_says_so():

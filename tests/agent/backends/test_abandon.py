@@ -1,0 +1,59 @@
+"""A stopped turn hangs up on the model server: the request waiting for it ends at once and the server sees
+the client leave (llama-server then stops generating, and its one slot is free for the next request).
+
+A real socket that takes the request and never answers (tests/silent_server.py); the real OpenAIBackend.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from silent_server import SilentServer
+from snakegate.agent.backend import BackendError
+from snakegate.agent.backends.choose import OpenAIBackend
+
+
+def _until(predicate, what: str, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def test_abandon_hangs_up_on_the_server_and_the_request_waiting_for_it_ends():
+    server = SilentServer()
+    backend = OpenAIBackend(server.base_url, "scripted-model", api_key="k", timeout=120, tool_mode="native")
+    failed: list[BackendError] = []
+
+    def ask() -> None:
+        try:
+            backend.request([{"role": "user", "content": "profile the penguins"}], [])
+        except BackendError as exc:
+            failed.append(exc)
+
+    asking = threading.Thread(target=ask, daemon=True)
+    try:
+        asking.start()
+        _until(lambda: server.request_lines, "the request to arrive")
+        assert backend.waiting is not None and backend.waiting.step == 1
+        assert not server.hung_up.is_set()
+        backend.abandon()
+        assert server.hung_up.wait(10), "the server never saw the client leave"
+        asking.join(10)
+        assert not asking.is_alive()  # not the 120 s timeout
+    finally:
+        server.stop()
+    assert server.request_lines == ["POST /v1/chat/completions HTTP/1.1"]
+    assert len(failed) == 1 and backend.waiting is None
+
+
+def test_abandon_with_nothing_out_cuts_nothing_and_the_backend_still_answers(openai_server):
+    server = openai_server(["Hello."])
+    backend = OpenAIBackend(server.base_url, "scripted-model", api_key="test-key", timeout=10, tool_mode="native")
+    backend.abandon()
+    assert backend.request([{"role": "user", "content": "hi"}], []).text == "Hello."
+    backend.abandon()  # the finished request's connection is idle in the pool: the next one opens another
+    assert server.replies == []
+    server.add("Hello again.")
+    assert backend.request([{"role": "user", "content": "hi"}], []).text == "Hello again."
