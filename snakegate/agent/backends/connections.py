@@ -21,6 +21,7 @@ class Connections:
     def __init__(self):
         self._lock = threading.Lock()
         self._open: list[socket.socket] = []
+        self.cuts = 0  # how many times cut() was called: a failure after a cut is the cut, not the server
 
     def hook(self, request) -> None:
         """A request event hook: asks the connection pool to report the connections it opens for `request`."""
@@ -39,6 +40,7 @@ class Connections:
         """Hang up every connection still open (the request waiting on one fails at once); how many."""
         with self._lock:
             live, self._open = [s for s in self._open if s.fileno() != -1], []
+            self.cuts += 1
         for sock in live:
             try:
                 sock.shutdown(socket.SHUT_RDWR)  # ends a read blocked in another thread; the server sees a FIN

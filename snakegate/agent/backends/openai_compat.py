@@ -253,7 +253,7 @@ class OpenAIBackend:
         wait = min(self.timeout, PROBE_TIMEOUT)
         client = self._openai_client().with_options(timeout=wait)
         self.probe_hung = None
-        reached = False
+        reached, cuts = False, self._connections.cuts
         root = self._server_root()
         probes = (("/props", lambda: client.get(f"{root}/props", cast_to=object), self._read_props),  # llama-server
                   ("/api/show", lambda: client.post(f"{root}/api/show", body={"model": self.model}, cast_to=object),
@@ -273,7 +273,9 @@ class OpenAIBackend:
             except openai.APIStatusError:
                 reached = True
             except (openai.APIError, ValueError, TypeError):
-                pass
+                if self._connections.cuts != cuts:  # the researcher stopped the turn: the server said nothing
+                    self.mode_why = "asking the server was stopped; asked again on the next request"
+                    return None
         self.mode_why = ("the server does not say whether it can call tools; native tried first" if reached
                          else "the server could not be reached to ask; asked again on the next request")
         return "native" if reached else None

@@ -57,3 +57,19 @@ def test_abandon_with_nothing_out_cuts_nothing_and_the_backend_still_answers(ope
     assert server.replies == []
     server.add("Hello again.")
     assert backend.request([{"role": "user", "content": "hi"}], []).text == "Hello again."
+
+
+def test_a_tool_mode_question_stopped_by_the_researcher_is_not_reported_as_a_server_out_of_reach():
+    server = SilentServer()
+    backend = OpenAIBackend(server.base_url, "scripted-model", api_key="k", timeout=120)  # auto: asks /props
+    asking = threading.Thread(target=backend.settle_mode, daemon=True)
+    try:
+        asking.start()
+        _until(lambda: server.request_lines, "the question to arrive")
+        backend.abandon()
+        asking.join(10)
+        assert not asking.is_alive()
+    finally:
+        server.stop()
+    assert backend.mode is None  # asked again on the next request
+    assert backend.mode_why == "asking the server was stopped; asked again on the next request"
