@@ -313,6 +313,7 @@ class OpenAIBackend:
     def request(self, messages: list[dict], tools: list[dict]) -> Reply:
         waiting = Waiting(step_of(messages), time.monotonic())
         self.waiting = waiting
+        self._connections.begin()  # abandon() from now on stops this request, wherever it is
         try:
             return self._request(messages, tools)
         finally:
@@ -323,6 +324,8 @@ class OpenAIBackend:
         import openai
 
         self.settle_mode()
+        if self._connections.stopped():  # stopped while asking the mode: the chat request is never sent
+            raise BackendError("the researcher stopped this turn before it reached the model", reached=None)
         body = self._body(self.mode or "native", messages, tools)
         try:
             response = self._openai_client().chat.completions.create(**body)

@@ -21,9 +21,8 @@ def _until(predicate, what: str, timeout: float = 10.0) -> None:
         time.sleep(0.02)
 
 
-def test_abandon_hangs_up_on_the_server_and_the_request_waiting_for_it_ends():
-    server = SilentServer()
-    backend = OpenAIBackend(server.base_url, "scripted-model", api_key="k", timeout=120, tool_mode="native")
+def _request_in_thread(backend) -> tuple[threading.Thread, list[BackendError]]:
+    """A turn's request, started in a thread of its own (as the chat's turn is); the BackendError it ends with."""
     failed: list[BackendError] = []
 
     def ask() -> None:
@@ -33,8 +32,26 @@ def test_abandon_hangs_up_on_the_server_and_the_request_waiting_for_it_ends():
             failed.append(exc)
 
     asking = threading.Thread(target=ask, daemon=True)
+    asking.start()
+    return asking, failed
+
+
+def _abandon_once_asked(server: SilentServer, backend, asking: threading.Thread) -> None:
+    """Abandon as soon as the server has the first request; the thread asking must then end (not time out)."""
     try:
-        asking.start()
+        _until(lambda: server.request_lines, "the first request to arrive")
+        backend.abandon()
+        asking.join(10)
+        assert not asking.is_alive()
+    finally:
+        server.stop()
+
+
+def test_abandon_hangs_up_on_the_server_and_the_request_waiting_for_it_ends():
+    server = SilentServer()
+    backend = OpenAIBackend(server.base_url, "scripted-model", api_key="k", timeout=120, tool_mode="native")
+    asking, failed = _request_in_thread(backend)
+    try:
         _until(lambda: server.request_lines, "the request to arrive")
         assert backend.waiting is not None and backend.waiting.step == 1
         assert not server.hung_up.is_set()
@@ -63,13 +80,16 @@ def test_a_tool_mode_question_stopped_by_the_researcher_is_not_reported_as_a_ser
     server = SilentServer()
     backend = OpenAIBackend(server.base_url, "scripted-model", api_key="k", timeout=120)  # auto: asks /props
     asking = threading.Thread(target=backend.settle_mode, daemon=True)
-    try:
-        asking.start()
-        _until(lambda: server.request_lines, "the question to arrive")
-        backend.abandon()
-        asking.join(10)
-        assert not asking.is_alive()
-    finally:
-        server.stop()
+    asking.start()
+    _abandon_once_asked(server, backend, asking)
     assert backend.mode is None  # asked again on the next request
     assert backend.mode_why == "asking the server was stopped; asked again on the next request"
+
+
+def test_a_turn_stopped_while_its_tool_mode_is_asked_never_sends_the_chat_request():
+    server = SilentServer()
+    backend = OpenAIBackend(server.base_url, "scripted-model", api_key="k", timeout=120)  # auto: /props first
+    asking, failed = _request_in_thread(backend)
+    _abandon_once_asked(server, backend, asking)
+    assert server.request_lines == ["GET /props HTTP/1.1"]  # no /api/show, no chat completion after the stop
+    assert len(failed) == 1 and "stopped" in failed[0].message
