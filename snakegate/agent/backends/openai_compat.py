@@ -268,7 +268,8 @@ class OpenAIBackend:
             except openai.APITimeoutError:  # it took the connection and said nothing: do not wait on it again
                 self.probe_hung = (f"it did not answer {path} within {wait:g} s either: it may be stuck rather than "
                                    "slow (its log says; restart it if so)")
-                self.mode_why = f"the server did not answer {path} within {wait:g} s; native tried, asked again next time"
+                self.mode_why = (f"the server did not answer {path} within {wait:g} s; native tried, asked again on "
+                                 "the next request")
                 return None
             except openai.APIStatusError:
                 reached = True
@@ -401,8 +402,8 @@ class OpenAIBackend:
         if isinstance(exc, openai.APITimeoutError):
             hung = f"; {self.probe_hung}" if self.probe_hung else ""
             return (f"{where} did not answer within {self.timeout:g} s (model `{self.model}`){hung}; a model on a "
-                    "CPU can be this slow: raise the timeout ([agent] timeout or --timeout), lower max_tokens, or use a "
-                    "smaller model, then send your message again")
+                    "CPU can be this slow: raise the timeout ([agent] timeout or --timeout), lower max_tokens, or use "
+                    "a smaller model, then send your message again")
         if isinstance(exc, openai.APIConnectionError):
             return (f"cannot reach {where} (model `{self.model}`): {exc.__cause__ or exc}; {self._start_hint()}, or "
                     f"fix the URL ({CONFIG_HINT}), then send your message again")

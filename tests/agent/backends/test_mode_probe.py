@@ -24,7 +24,7 @@ def test_a_server_that_never_answers_the_probe_is_asked_once_and_the_header_says
         server.stop()
     assert [line.split()[:2] for line in server.request_lines] == [["GET", "/props"]]  # not /api/show after it
     assert backend.mode_why == (f"the server did not answer /props within {PROBE_TIMEOUT:g} s; native tried, "
-                                "asked again next time")
+                                "asked again on the next request")
 
 
 def test_a_request_timeout_shorter_than_the_probe_bounds_the_probe_too():
