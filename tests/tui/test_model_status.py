@@ -15,7 +15,7 @@ from textual.widgets import Input
 
 from chat_pilot import SIZE, connected, screen_lines, text_of, wait_until
 from chat_pilot import chat_registry, make_app  # noqa: F401  (fixtures)
-from openai_server import DEFAULT_MODEL, ScriptedOpenAI, call
+from openai_server import DEFAULT_MODEL, ScriptedOpenAI, call, refuse, says
 from silent_server import SilentServer
 
 NO_TOOL_CALLS = {"chat_template_caps": {"supports_tool_calls": False}}
@@ -59,6 +59,26 @@ def test_a_configured_tool_mode_is_named_as_configured(make_app):
         async with app.run_test(size=SIZE) as pilot:
             await connected(pilot)
             assert app.sub_title == f"native — as configured (tool_mode) · {DEFAULT_MODEL} @ {server.base_url}"
+
+    _run(server, scenario)
+
+
+def test_a_server_that_refuses_tools_turns_the_header_to_json_and_the_transcript_says_why(make_app):
+    server = ScriptedOpenAI([refuse(400, "tools param requires --jinja flag"), says("json", "Hello.")])
+    app = make_app(guided=False, model=DEFAULT_MODEL, base_url=server.start())
+
+    async def scenario():
+        async with app.run_test(size=SIZE) as pilot:
+            await connected(pilot)
+            await wait_until(pilot, lambda: app.sub_title.startswith("native"), 15, "the first tool mode")
+            app.query_one("#prompt", Input).value = "hello"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: not app.thinking and "Hello." in screen_lines(app), 15, "the answer")
+            await wait_until(pilot, lambda: app.sub_title.startswith("json"), 5, "the header to follow")
+            assert app.sub_title.startswith("json — the server refused tool definitions · ")
+            notes = [text_of(n) for n in app.query("#transcript > .note")]
+            assert notes == ["◆ tool mode native — the server does not say whether it can call tools; native tried "
+                             "first", "◆ tool mode json — the server refused tool definitions"]
 
     _run(server, scenario)
 
