@@ -2,7 +2,9 @@
 
 Owns the app's shell: the layout, the key bindings, loading the registry and
 the conversation after the first paint (so the window is up at once), the
-history screen and quitting. The input keeps the focus: PageUp/PageDown scroll
+history screen and quitting. The header names the model and its tool mode with
+the reason, and a line above the input counts the seconds and the step while
+the model is at it (status.py). The input keeps the focus: PageUp/PageDown scroll
 the transcript from it, and the line above it (asking.py) keeps the guided
 dialogue's open question, its default and the `back`/`done` words in view. The conversation turns live in turns.py and the
 approvals and runs in runs.py and a bounded refinement's in refine_runs.py (mixins
@@ -21,6 +23,7 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.widgets import Footer, Header, Input
 
 from snakegate.tui import present
@@ -31,6 +34,7 @@ from snakegate.tui.refine_runs import RefineMixin
 from snakegate.tui.messages import ConnectFailed, Connected
 from snakegate.tui.run_panel import RunPanel
 from snakegate.tui.runs import RunsMixin
+from snakegate.tui.status import TICK, WaitingLine, header_text, mode_note
 from snakegate.tui.transcript import Transcript
 from snakegate.tui.turns import PROMPT, TurnsMixin
 
@@ -64,6 +68,7 @@ class ChatApp(TurnsMixin, RunsMixin, RefineMixin, App[None]):
         self.settings = settings if settings is not None else getattr(self.conversation, "settings", None)
         self.approved_by, self.approver_asks = approved_by, approver_asks
         self._connected = asyncio.Event()
+        self._mode_noted: str | None = None  # the tool mode the transcript last said
         self._init_turns()
         self._init_runs()
         self._init_refine()
@@ -73,6 +78,7 @@ class ChatApp(TurnsMixin, RunsMixin, RefineMixin, App[None]):
         with Horizontal(id="main"):
             with Vertical(id="chat"):
                 yield Transcript(id="transcript")
+                yield WaitingLine(id="waiting")
                 yield AskingLine(id="asking")
                 yield Input(placeholder=PROMPT, id="prompt")
             with Vertical(id="side"):
@@ -85,6 +91,9 @@ class ChatApp(TurnsMixin, RunsMixin, RefineMixin, App[None]):
         self.query_one("#prompt", Input).focus()
         # after the first frame: loading the registry must not compete with painting it
         self.call_after_refresh(self._connect)
+        # the header's tool mode can change with any request ("auto" decides on the server's answers) and the
+        # waiting line counts seconds: both are read from the backend on a tick rather than pushed by it
+        self.set_interval(TICK, self._show_status)
 
     @property
     def registry(self):
@@ -125,12 +134,39 @@ class ChatApp(TurnsMixin, RunsMixin, RefineMixin, App[None]):
     def on_connected(self, message: Connected) -> None:
         self.conversation = message.conversation
         self.settings = self.settings or self.conversation.settings
-        self.sub_title = present.backend_label(self.conversation.backend)
+        self.sub_title = header_text(self.conversation.backend)
+        self._settle_mode()
         # opening() makes no model call: the greeting shows as soon as the registry is loaded
         self.transcript.show_events(self.conversation.opening())
         self._connected.set()
         self._refresh_approve()
         self.show_asking()
+
+    @work(exclusive=True, group="mode")
+    async def _settle_mode(self) -> None:
+        """In "auto" mode, ask the server its tool mode now, so the header says it before the first message (a
+        message sent meanwhile waits for this answer instead of asking again)."""
+        settle = getattr(self.conversation.backend, "settle_mode", None)
+        if not callable(settle):
+            return
+        try:
+            await in_thread(settle, name="snakegate-mode")
+        except Exception:  # noqa: BLE001 - the first request asks again and its failure notice says why
+            pass
+        self._show_status()
+
+    def _show_status(self) -> None:
+        try:  # queries from the app read the chat's own screen, also while the history is on top of it
+            line, transcript = self.query_one("#waiting", WaitingLine), self.transcript
+        except NoMatches:  # the app is ending and its widgets are gone; a tick can still fall in between
+            return
+        if self.conversation is not None:
+            self.sub_title = header_text(self.conversation.backend)
+            note = mode_note(self.conversation.backend)
+            if note is not None and note != self._mode_noted:  # decided, or changed by the server's refusal
+                self._mode_noted = note
+                transcript.add_note(note)
+        line.update_from(self)
 
     def on_connect_failed(self, message: ConnectFailed) -> None:
         self.exit(return_code=2, message=Text(f"snakegate chat: {message.message}"))

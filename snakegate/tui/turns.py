@@ -2,7 +2,8 @@
 
 `TurnsMixin` is part of `ChatApp` (app.py). A turn runs `Conversation.send`
 in a daemon thread (background.py): the screen never waits for the model,
-Esc abandons the turn at once (the conversation rolls it back), and ctrl+q
+Esc abandons the turn at once (the conversation rolls it back, and a model
+server is hung up on, so it stops generating for nobody), and ctrl+q
 quits at once. A message the model could not answer, or one the researcher
 stopped, goes back into the input. An empty Enter while the guided dialogue asks a question with a
 usable default sends `default` (the line above the input says so); otherwise it sends nothing. Drafts that arrive are shown on the panel;
@@ -174,8 +175,12 @@ class TurnsMixin:
         if not self.thinking:
             return
         self._turn_cancel.set()
+        abandon = getattr(getattr(self.conversation, "backend", None), "abandon", None)
+        if callable(abandon):  # hang up on the server: it stops generating, the next request is not queued
+            abandon()
         self.workers.cancel_group(self, "turn")
-        self.transcript.add_note("■ stopped: the model's answer to this message will be ignored", ok=False)
+        what = "the request to the model is abandoned" if callable(abandon) else "this turn is abandoned"
+        self.transcript.add_note(f"■ stopped: {what} and nothing of it is kept", ok=False)
         self._give_back_text()
         self._set_thinking(False)
 

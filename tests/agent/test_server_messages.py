@@ -62,4 +62,4 @@ def test_auto_mode_says_which_mode_it_picked_and_why(openai_server):
     backend = OpenAIBackend(server.base_url, "scripted-model", timeout=10)
     backend.request([{"role": "user", "content": "hi"}], [])
     assert backend.mode == "json"
-    assert backend.mode_why == "auto: llama-server's /props says the chat template has no tool calls"
+    assert backend.mode_why == "the server says it cannot call tools (/props)"

@@ -199,7 +199,7 @@ def test_a_failed_message_stays_in_the_input_and_sending_again_works(make_app):
     async def scenario():
         async with app.run_test(size=SIZE) as pilot:
             await connected(pilot)
-            assert app.sub_title == f"{DEFAULT_MODEL} @ {base_url}"
+            assert app.sub_title.endswith(f" · {DEFAULT_MODEL} @ {base_url}")  # after the tool mode (status.py)
             await say(pilot, "hello there")
             errors = app.query(".error")
             assert len(errors) == 1

@@ -8,9 +8,13 @@ answering model's name and the token counts. In "json" mode (small models,
 servers without a tool-call template) it sends no tools but a JSON-schema
 response format whose schema is `tools.step_schema`, with tool results as
 user messages; in "auto" mode it asks the server once whether its template
-does tool calls (llama.cpp's /props, Ollama's /api/show) and falls back to
-"json" when a request with tools is refused (`mode_why` says which and why). Text-form tool calls are
-read in both modes. Every failure becomes a `BackendError` whose hint fits it. It
+does tool calls (llama.cpp's /props, Ollama's /api/show; PROBE_TIMEOUT bounds
+each question, so a hung server costs seconds, not a request's timeout) and
+falls back to "json" when a request with tools is refused (`mode_why` says
+which and why, in words the chat's header shows). While a request is out,
+`waiting` says which step of the turn it is and since when, and `abandon()`
+hangs up on the server (connections.py). Text-form tool calls are read in
+both modes. Every failure becomes a `BackendError` whose hint fits it. It
 never runs an action and reads the API key only from the environment.
 
 `openai` is imported on the first request, in the chat's worker thread: it
@@ -22,18 +26,22 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
+import time
 import uuid
 from urllib.parse import urlsplit
 
 from snakegate.agent.actions.plans import PLAN_ACTIONS
 from snakegate.agent.actions.platform import INVALID_JSON
-from snakegate.agent.backend import BackendError, Reply, ToolCall
+from snakegate.agent.backend import BackendError, Reply, ToolCall, Waiting, step_of
+from snakegate.agent.backends.connections import Connections
 from snakegate.agent.backends.textcalls import parse_step, text_calls
 from snakegate.agent.actions.wire import step_schema
 
 CONFIG_HINT = "set agent.base_url and agent.model in snakegate.toml, or SNAKEGATE_LLM_BASE_URL and SNAKEGATE_LLM_MODEL"
 TOOL_MODES = ("auto", "native", "json")
 DEFAULT_TIMEOUT = 300.0    # seconds; a small model on 2 CPU cores takes tens of seconds per step
+PROBE_TIMEOUT = 3.0        # seconds for "auto" to ask /props or /api/show: a server answers these at once
 DEFAULT_MAX_TOKENS = 768
 DEFAULT_TEMPERATURE = 0.0
 JSON_RULES = ("Answer with exactly one JSON object and nothing else: "
@@ -199,8 +207,12 @@ class OpenAIBackend:
         self.temperature = temperature
         self.tool_mode = tool_mode
         self.mode: str | None = None if tool_mode == "auto" else tool_mode  # decided on the first request
-        # why that mode, in words a header or a log can show ("auto: /props says no tool calls")
-        self.mode_why: str | None = None if tool_mode == "auto" else f"tool_mode = {tool_mode!r} in the settings"
+        # why that mode, in words the chat's header shows ("the server says it cannot call tools (/props)")
+        self.mode_why: str | None = None if tool_mode == "auto" else "as configured (tool_mode)"
+        self.probe_hung: str | None = None  # "it did not answer /props within 3 s either": said with a timeout
+        self.waiting: Waiting | None = None  # the request out now, read by the chat's waiting line
+        self._mode_lock = threading.Lock()
+        self._connections = Connections()  # cut by abandon(): a stopped turn hangs up on the server
         self._api_key = api_key or api_key_from_env()
         self._client = None
 
@@ -210,47 +222,79 @@ class OpenAIBackend:
         if self._client is None:
             # No automatic retries: a server that is down should say so at once; the researcher retries.
             self._client = openai.OpenAI(base_url=self.base_url, api_key=self._api_key, timeout=self.timeout,
-                                         max_retries=0)
+                                         max_retries=0, http_client=openai.DefaultHttpxClient(
+                                             event_hooks={"request": [self._connections.hook]}))
         return self._client
+
+    def abandon(self) -> None:
+        """The researcher stopped the turn: hang up on the server, so it stops generating for nobody and the
+        next request does not queue behind this one. The request waiting in its thread fails at once; its
+        turn is already abandoned, so nobody sees that failure."""
+        self._connections.cut()
 
     # ---- the mode ----------------------------------------------------------------------------------------
     def _server_root(self) -> str:
         return self.base_url[: -len("/v1")] if self.base_url.endswith("/v1") else self.base_url
 
+    def settle_mode(self) -> str | None:
+        """The tool mode, asking the server first in "auto" mode (at most once at a time: the chat asks as soon
+        as it starts, and its first request waits for that answer rather than asking again)."""
+        with self._mode_lock:
+            if self.mode is None:
+                self.mode = self.detect_mode()
+            return self.mode
+
     def detect_mode(self) -> str | None:
         """Ask the server whether its chat template does tool calls: "json" when it says no, "native" when it
-        says yes or does not say, None when it cannot be reached (ask again on the next request)."""
+        says yes or does not say, None when it cannot be reached or does not answer within PROBE_TIMEOUT (ask
+        again on the next request). A server that hangs costs one short wait, not a request's timeout."""
         import openai
 
-        client = self._openai_client().with_options(timeout=min(self.timeout, 10.0))
-        reached = False
-        try:  # llama.cpp's llama-server
-            props = client.get(f"{self._server_root()}/props", cast_to=object)
-            reached = True
-            caps = props.get("chat_template_caps") if isinstance(props, dict) else None
-            if isinstance(caps, dict) and "supports_tool_calls" in caps:
-                yes = bool(caps["supports_tool_calls"])
-                self.mode_why = (f"auto: llama-server's /props says the chat template {'does' if yes else 'has no'} "
-                                 "tool calls")
-                return "native" if yes else "json"
-        except openai.APIStatusError:
-            reached = True
-        except (openai.APIError, ValueError, TypeError):
-            pass
-        try:  # Ollama
-            shown = client.post(f"{self._server_root()}/api/show", body={"model": self.model}, cast_to=object)
-            caps = shown.get("capabilities") if isinstance(shown, dict) else None
-            if isinstance(caps, list):
-                self.mode_why = f"auto: Ollama's /api/show lists {'the' if 'tools' in caps else 'no'} tools capability"
-                return "native" if "tools" in caps else "json"
-            reached = True
-        except openai.APIStatusError:
-            reached = True
-        except (openai.APIError, ValueError, TypeError):
-            pass
-        if reached:
-            self.mode_why = "auto: the server does not say whether its template does tool calls; native tried first"
+        wait = min(self.timeout, PROBE_TIMEOUT)
+        client = self._openai_client().with_options(timeout=wait)
+        self.probe_hung = None
+        reached, cuts = False, self._connections.cuts
+        root = self._server_root()
+        probes = (("/props", lambda: client.get(f"{root}/props", cast_to=object), self._read_props),  # llama-server
+                  ("/api/show", lambda: client.post(f"{root}/api/show", body={"model": self.model}, cast_to=object),
+                   self._read_show))  # Ollama
+        for path, ask, read in probes:
+            try:
+                answer = ask()
+                reached = True
+                mode = read(answer)
+                if mode is not None:
+                    return mode
+            except openai.APITimeoutError:  # it took the connection and said nothing: do not wait on it again
+                self.probe_hung = (f"it did not answer {path} within {wait:g} s either: it may be stuck rather than "
+                                   "slow (its log says; restart it if so)")
+                self.mode_why = (f"the server did not answer {path} within {wait:g} s; native tried, asked again on "
+                                 "the next request")
+                return None
+            except openai.APIStatusError:
+                reached = True
+            except (openai.APIError, ValueError, TypeError):
+                if self._connections.cuts != cuts:  # the researcher stopped the turn: the server said nothing
+                    self.mode_why = "asking the server was stopped; asked again on the next request"
+                    return None
+        self.mode_why = ("the server does not say whether it can call tools; native tried first" if reached
+                         else "the server could not be reached to ask; asked again on the next request")
         return "native" if reached else None
+
+    def _read_props(self, props) -> str | None:
+        caps = props.get("chat_template_caps") if isinstance(props, dict) else None
+        if isinstance(caps, dict) and "supports_tool_calls" in caps:
+            yes = bool(caps["supports_tool_calls"])
+            self.mode_why = f"the server says it {'can' if yes else 'cannot'} call tools (/props)"
+            return "native" if yes else "json"
+        return None
+
+    def _read_show(self, shown) -> str | None:
+        caps = shown.get("capabilities") if isinstance(shown, dict) else None
+        if isinstance(caps, list):
+            self.mode_why = f"the server lists {'the' if 'tools' in caps else 'no'} tools capability (/api/show)"
+            return "native" if "tools" in caps else "json"
+        return None
 
     # ---- a request ---------------------------------------------------------------------------------------
     def _body(self, mode: str, messages: list[dict], tools: list[dict]) -> dict:
@@ -268,18 +312,29 @@ class OpenAIBackend:
         return body
 
     def request(self, messages: list[dict], tools: list[dict]) -> Reply:
+        waiting = Waiting(step_of(messages), time.monotonic())
+        self.waiting = waiting
+        self._connections.begin()  # abandon() from now on stops this request, wherever it is
+        try:
+            return self._request(messages, tools)
+        finally:
+            if self.waiting is waiting:  # an abandoned request ending late leaves a newer one's wait alone
+                self.waiting = None
+
+    def _request(self, messages: list[dict], tools: list[dict]) -> Reply:
         import openai
 
-        if self.mode is None:
-            self.mode = self.detect_mode()
+        self.settle_mode()
+        if self._connections.stopped():  # stopped while asking the mode: the chat request is never sent
+            raise BackendError("the researcher stopped this turn before it reached the model", reached=None)
         body = self._body(self.mode or "native", messages, tools)
         try:
             response = self._openai_client().chat.completions.create(**body)
         except openai.APIStatusError as exc:
             if self.tool_mode == "auto" and self.mode != "json" and tools and "tool" in _server_says(exc).lower():
                 self.mode = "json"  # the server refuses tool definitions: ask for constrained JSON instead
-                self.mode_why = "auto: the server refused tool definitions"
-                return self.request(messages, tools)
+                self.mode_why = "the server refused tool definitions"
+                return self._request(messages, tools)
             raise BackendError(self._explain(exc), reached=True) from None
         except openai.APIError as exc:
             # a timeout is a server that took the request and is still at it; a connection error, none there
@@ -345,9 +400,10 @@ class OpenAIBackend:
         says = _server_says(exc)
         low = says.lower()
         if isinstance(exc, openai.APITimeoutError):
-            return (f"{where} did not answer within {self.timeout:g} s (model `{self.model}`); a model on a CPU can "
-                    "be this slow: raise the timeout ([agent] timeout or --timeout), lower max_tokens, or use a "
-                    "smaller model, then send your message again")
+            hung = f"; {self.probe_hung}" if self.probe_hung else ""
+            return (f"{where} did not answer within {self.timeout:g} s (model `{self.model}`){hung}; a model on a "
+                    "CPU can be this slow: raise the timeout ([agent] timeout or --timeout), lower max_tokens, or use "
+                    "a smaller model, then send your message again")
         if isinstance(exc, openai.APIConnectionError):
             return (f"cannot reach {where} (model `{self.model}`): {exc.__cause__ or exc}; {self._start_hint()}, or "
                     f"fix the URL ({CONFIG_HINT}), then send your message again")
