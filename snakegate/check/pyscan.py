@@ -17,6 +17,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from snakegate.check.ioexpr import Bindings, bindings
 from snakegate.check.rulescan import RuleSource, directive
 from snakegate.check.rulescan import joined as _joined
 from snakegate.check.rulescan import literal as _literal
@@ -70,6 +71,7 @@ class SourceScan:
     tables: list[tuple[tuple, int | None]] = field(default_factory=list)  # config keys read as pd.read_csv(config[k])
     # glob_wildcards("data/{x}.txt") / glob.glob("*.csv") on a literal pattern: (pattern, line, rule)
     globs: list[tuple[str, int | None, str | None]] = field(default_factory=list)
+    names: Bindings = field(default_factory=Bindings)  # top-level lists, glob results and functions (ioexpr)
 
 
 def string_bindings(tree: ast.AST) -> dict[str, list[str]]:
@@ -233,11 +235,11 @@ class Scanner(ast.NodeVisitor):
         if _is_validate(func) and node.args:
             arg = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "schema"), None)
             if self._is_root(node.args[0]):
-                self.out.validations.append((_literal(arg) if arg is not None else None, self.line(node)))
+                self.out.validations.append((_schema_path(arg), self.line(node)))
                 for sub in node.args[1:] + [k.value for k in node.keywords]:
                     self.visit(sub)
                 return
-            self.out.other_validations.append((_literal(arg) if arg is not None else None, self.line(node)))
+            self.out.other_validations.append((_schema_path(arg), self.line(node)))
         if isinstance(func, ast.Attribute) and func.attr in ("read_csv", "read_table") and node.args:
             chain = self._chain(node.args[0])
             if chain is not None and chain[2] is False:
@@ -367,6 +369,13 @@ def _is_validate(func) -> bool:
                 and isinstance(func.value, (ast.Name, ast.Attribute))))
 
 
+def _schema_path(arg) -> str | None:
+    """validate()'s schema: "schemas/x.yaml" or workflow.source_path("schemas/x.yaml"), both relative to the file."""
+    if arg is not None and _workflow_call(arg, ("source_path",)) and arg.args:
+        return _literal(arg.args[0])
+    return _literal(arg) if arg is not None else None
+
+
 def _is_glob(func) -> bool:
     """glob_wildcards(...), glob.glob(...), glob.iglob(...) or a bare glob(...): a listing of the working folder."""
     if isinstance(func, ast.Name):
@@ -396,4 +405,6 @@ def scan(tree: ast.AST, linemap: dict[int, int], file: str, script: bool = False
     """Pure: everything the reader wants from one AST."""
     scanner = Scanner(linemap, file, string_bindings(tree), script=script)
     scanner.visit(tree)
+    if not script and isinstance(tree, ast.Module):
+        scanner.out.names = bindings(tree)
     return scanner.out

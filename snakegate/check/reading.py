@@ -21,6 +21,7 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from snakegate.check.ioexpr import Bindings
 from snakegate.check.pyscan import ConfigRead, DynamicAccess, RuleSource, scan
 from snakegate.check.randomness import unseeded_draws
 from snakegate.check.rscan import scan_r
@@ -60,6 +61,7 @@ class WorkflowSource:
     tables: list[tuple] = field(default_factory=list)  # config key paths read as tables (pd.read_csv(config[k]))
     globs: list[tuple[str, int | None, str, str | None]] = field(default_factory=list)  # (file, line, pattern, rule)
     linemaps: dict[str, dict[int, int]] = field(default_factory=dict)
+    names: Bindings = field(default_factory=Bindings)  # top-level names of every file read (later files win)
 
     def source_line(self, file: str | None, line: int | None) -> int | None:
         if file is None or line is None or file not in self.linemaps:
@@ -148,6 +150,9 @@ def read_workflow(folder: Path, root: Path | None = None, snakefile: Path | None
         src.linemaps[shown] = linemap
         found = scan(tree, linemap, shown)
         _merge(src, found, prefix, in_module)
+        for mine, theirs in ((src.names.lists, found.names.lists), (src.names.globbed, found.names.globbed),
+                             (src.names.functions, found.names.functions)):
+            mine.update(theirs)
         for target, line in found.includes:
             if target is None:
                 src.unfollowed.append((shown, line, "an include path that is not a literal string is not followed"))

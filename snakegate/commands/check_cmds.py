@@ -79,6 +79,11 @@ def cmd_draft(ctx) -> int:
     print("still to decide:")
     for item in result.decide:
         print(f"  - {item}")
+    if result.unsure:  # written, but not right yet: an exit 0 would let a script take it as finished
+        print("draft could not know (the draft is incomplete until you fill these in):")
+        for item in result.unsure:
+            print(f"  - {item}")
+        return ExitCode.INVALID
     return ExitCode.OK
 
 
