@@ -58,7 +58,8 @@ class DynamicAccess:
 class SourceScan:
     reads: list[ConfigRead] = field(default_factory=list)
     dynamic: list[DynamicAccess] = field(default_factory=list)
-    includes: list[tuple[str | None, int | None]] = field(default_factory=list)
+    # (literal path or None, line, glob pattern of a path built from config: "rules/*.smk" or None)
+    includes: list[tuple[str | None, int | None, str | None]] = field(default_factory=list)
     validations: list[tuple[str | None, int | None]] = field(default_factory=list)  # (schema path, line)
     configfiles: list[tuple[str | None, int | None]] = field(default_factory=list)
     # (name, snakefile literal or None, config key path: () for `config`, None when not the outer config, line)
@@ -224,7 +225,9 @@ class Scanner(ast.NodeVisitor):
         func = node.func
         kind = _workflow_call(node, ("include", "configfile", "module", "source_path"))
         if kind == "include":
-            self.out.includes.append((_literal(node.args[0]) if node.args else None, self.line(node)))
+            target = _literal(node.args[0]) if node.args else None
+            self.out.includes.append((target, self.line(node), None if target or not node.args else
+                                      _include_pattern(node.args[0])))
         elif kind == "configfile":
             self.out.configfiles.append((_literal(node.args[0]) if node.args else None, self.line(node)))
         elif kind == "source_path" and node.args and _literal(node.args[0]):
@@ -367,6 +370,21 @@ def _is_validate(func) -> bool:
     return ((isinstance(func, ast.Name) and func.id == "validate")
             or (isinstance(func, ast.Attribute) and func.attr == "validate"
                 and isinstance(func.value, (ast.Name, ast.Attribute))))
+
+
+def _include_pattern(node) -> str | None:
+    """`include: f"rules/{config['mode']}.smk"` (or "rules/" + config["mode"] + ".smk") as the glob rules/*.smk:
+    every file it can name is read. None when no literal part says where (include: config["file"])."""
+    def parts(n) -> str:
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add):
+            return parts(n.left) + parts(n.right)
+        text = _joined(n)
+        return text.replace("{}", "*") if text is not None else "*"
+    pattern = re.sub(r"\*+", "*", parts(node))
+    literal_part = pattern.replace("*", "")
+    if "*" not in pattern or not literal_part or ("/" not in literal_part and "." not in literal_part):
+        return None
+    return pattern
 
 
 def _schema_path(arg) -> str | None:

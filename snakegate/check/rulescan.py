@@ -45,6 +45,8 @@ class RuleSource:
     # input/output name -> the argument as written (snakegate.check.ioexpr.describe), for draft to evaluate
     sources: dict[str, dict[str, tuple]] = field(default_factory=lambda: {"input": {}, "output": {}})
     unpacked: list[tuple] = field(default_factory=list)  # input: unpack(f): what f is (names come from f)
+    params: list[str] = field(default_factory=list)  # the names of `params:`
+    unnamed_params: int = 0
 
 
 
@@ -102,6 +104,9 @@ def directive(rule: RuleSource, dec, line) -> list:
             rule.shell.append(command)
     elif kind == "threads" and dec.args:
         rule.threads = ast.unparse(dec.args[0])
+    elif kind == "params":
+        rule.params.extend(kw.arg for kw in dec.keywords if kw.arg)
+        rule.unnamed_params += len(dec.args)
     elif kind == "resources":
         rule.resources.update({kw.arg: ast.unparse(kw.value) for kw in dec.keywords if kw.arg})
     elif kind == "default_target" and dec.args:
