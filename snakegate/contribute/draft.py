@@ -29,7 +29,8 @@ from typing import Any
 from ruamel.yaml import YAML, YAMLError
 
 from snakegate.check.reading import WorkflowSource, find_snakefile, read_workflow
-from snakegate.contribute.draft_contract import TODO, contract, type_of_path
+from snakegate.contribute.config_notes import ConfigNotes, read_notes
+from snakegate.contribute.draft_contract import TODO, contract, node_at, type_of_path
 from snakegate.contribute.draft_io import Evaluator, Paths
 from snakegate.errors import ExitCode, UserError
 from snakegate.config.write import dump_config
@@ -77,7 +78,8 @@ def draft(path: Path, registry_root: Path, wf_id: str | None = None) -> Draft:
     def exists(value: str) -> bool:
         return isinstance(value, str) and "\n" not in value and len(value) < 4096 and (path / value).is_file()
 
-    schema = contract(their_schema, config, exists, sheets)
+    notes = _notes(path, config_file)
+    schema = contract(their_schema, config, exists, sheets, notes)
     manifest = _manifest(wf_id, path, src, result.decide, result.unsure)
     _copy(path, dest, result)
     _write(dest / "workflow.yaml", dump_config(manifest), result)
@@ -85,6 +87,15 @@ def draft(path: Path, registry_root: Path, wf_id: str | None = None) -> Draft:
     _write(dest / "examples" / "config.yaml", _example(wf_id, config, path, registry_root, exists), result)
     _write(dest / "SKILL.md", _skill(wf_id, schema, manifest), result)
     _decisions(result.decide, path, src, schema, config_file, their_schema, sheets, manifest)
+    said = [".".join(k) for k, text in notes.descriptions.items()
+            if (node_at(schema, k) or {}).get("description") == text]
+    if said:
+        result.decide.append(f"schema.json: the descriptions of {', '.join(said)} are their config's comments; check "
+                             "each describes its param (a comment above a key may head a section instead)")
+    for key in notes.placeholders:
+        result.decide.append(f"schema.json: their {config_file} leaves `{'.'.join(key)}` as a placeholder "
+                             f"({_at(config, key)!r}), so it is no default: say what a user must give (required, "
+                             "or a real default), and put a real value in examples/config.yaml")
     return result
 
 
@@ -108,6 +119,21 @@ def _their_config(path: Path, src: WorkflowSource) -> tuple[dict, str | None]:
         if isinstance(data, dict):
             return data, rel
     return {}, None
+
+
+def _notes(path: Path, config_file: str | None) -> ConfigNotes:
+    if config_file is None:
+        return ConfigNotes()
+    try:
+        return read_notes((path / config_file).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return ConfigNotes()
+
+
+def _at(config: Any, key: tuple) -> Any:
+    for part in key:
+        config = config.get(part) if isinstance(config, dict) else None
+    return config
 
 
 def _their_schema(path: Path, src: WorkflowSource) -> dict | None:
