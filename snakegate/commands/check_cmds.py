@@ -56,7 +56,9 @@ def register(sub, epilog: str) -> None:
         description="Reads the workflow with the check's own reader (either layout, include:, modules, "
                     "config/config.yaml, a YAML config schema, sample sheets), copies its files unchanged and "
                     "writes workflow.yaml, schema.json, examples/config.yaml and a SKILL.md skeleton; prints what "
-                    "you still have to decide. An existing workflows/<id>/ is never touched.")
+                    "you still have to decide. An existing workflows/<id>/ is never touched. Exit 1 when it could "
+                    "not evaluate something it had to write (it says what, under 'draft could not know'): the "
+                    "files are written but not finished.")
     p.add_argument("path", metavar="PATH", help="the workflow's folder (holding Snakefile or workflow/Snakefile)")
     p.add_argument("--id", dest="wf_id", metavar="ID", help="workflow id (kebab-case; default: from the folder name)")
     p.set_defaults(handler=cmd_draft)
