@@ -48,6 +48,9 @@ def register(sub, epilog: str) -> None:
     _changed_options(p)
     p.add_argument("--update", action="store_true",
                    help="write this run's outputs as the expected files (review the diff before committing)")
+    p.add_argument("--profile", metavar="DIR",
+                   help="Snakemake profile folder (or $SNAKEMAKE_PROFILE), held to the allow-list of `snakegate run`; "
+                        "the workflow's own profiles/default/ is never read")
     p.set_defaults(handler=cmd_test)
 
     p = sub.add_parser(
@@ -233,7 +236,9 @@ def print_report(report, stream=None) -> None:
 
 def cmd_test(ctx) -> int:
     from snakegate.contribute.testcases import find_cases, run_case
+    from snakegate.run.profiles import checked_profile
 
+    profile = checked_profile(ctx.args.profile, None)  # refused keys stop here, before any case runs
     folders = _folders(ctx, print)
     plans = _plans(ctx)
     if not folders and not plans:
@@ -265,7 +270,7 @@ def cmd_test(ctx) -> int:
             continue
         for case in cases:
             total += 1
-            result = run_case(ctx.registry, ctx.settings, wf, case, update=ctx.args.update)
+            result = run_case(ctx.registry, ctx.settings, wf, case, update=ctx.args.update, profile=profile)
             print_case(result)
             if result.skipped:
                 skipped += 1
@@ -275,7 +280,7 @@ def cmd_test(ctx) -> int:
 
     for path in plans:  # each curated plan, run for real and compared step by step
         total += 1
-        result = run_plan(path, ctx.registry, ctx.settings, update=ctx.args.update)
+        result = run_plan(path, ctx.registry, ctx.settings, update=ctx.args.update, profile=profile)
         print_case(result)
         if result.skipped:
             skipped += 1

@@ -59,8 +59,9 @@ def check_plan(path: Path, registry, settings) -> list[GateError]:
     return gate_plan(registry, data, settings, check_tools=False).errors
 
 
-def run_plan(path: Path, registry, settings, *, update: bool = False) -> CaseResult:
-    """Run a curated plan for real and compare every step's declared outputs with its expected files."""
+def run_plan(path: Path, registry, settings, *, update: bool = False, profile: str | None = None) -> CaseResult:
+    """Run a curated plan for real and compare every step's declared outputs with its expected files; `profile`
+    (checked by snakegate.run.profiles) reaches the run as under `snakegate run`."""
     from snakegate.plan.prove import gate_plan
     from snakegate.run import runner
 
@@ -84,7 +85,7 @@ def run_plan(path: Path, registry, settings, *, update: bool = False) -> CaseRes
         os.environ["SNAKEGATE_RUNS"] = str(local.runs_dir)
         try:
             outcome = runner.execute(registry, local, {k: v for k, v in data.items() if k != "run_id"},
-                                     runner.RunOptions(cores=2))
+                                     runner.RunOptions(cores=2, profile=profile))
         except runner.GateRejected as exc:
             result.gate_errors = list(exc.result.errors)
             return result

@@ -2,8 +2,11 @@
 
 Each `workflows/<id>/test/<case>/config.yaml` is a run config. It is gated
 (with `workflows/<id>/test` added to the data roots), then the workflow's
-Snakefile runs standalone with real Snakemake in a temporary folder, and each
-output declared in workflow.yaml (patterns expanded from the params) is
+Snakefile runs standalone with real Snakemake in a temporary folder, started as
+`snakegate run` starts it (no workflow profile; a `--profile` only after the
+same allow-list, snakegate.run.profiles), and each output declared in
+workflow.yaml (patterns expanded from the params; only the case's
+`test.targets` when it names some, and Snakemake is asked for those alone) is
 compared with `test/<case>/expected/<path>`: byte-identical by default, or as
 `test.compare.<output>` says — lines matching `ignore_lines` left out, numbers
 in JSON/CSV/TSV within `tolerance`, or `exists` (not empty) for human-facing
@@ -93,8 +96,10 @@ def log_tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
 # -- the edge: gate, run, read -----------------------------------------------------------------
 
 
-def run_case(registry, settings, wf, case_dir: Path, *, update: bool = False) -> CaseResult:
-    """Gate test/<case>/config.yaml, run the workflow standalone, compare the declared outputs."""
+def run_case(registry, settings, wf, case_dir: Path, *, update: bool = False,
+             profile: str | None = None) -> CaseResult:
+    """Gate test/<case>/config.yaml, run the workflow standalone, compare the declared outputs (only the case's
+    `test.targets` when it names some). `profile` is a profile file that passed snakegate.run.profiles."""
     from snakegate.gate.prove import gate
 
     result = CaseResult(workflow=wf.id, case=case_dir.name)
@@ -124,17 +129,21 @@ def run_case(registry, settings, wf, case_dir: Path, *, update: bool = False) ->
         params.write_text(dump_config(run_params), encoding="utf-8")
         workdir = tmp / "work"
         workdir.mkdir()
+        chosen = wf.manifest.test.targets.get(case_dir.name)
+        outputs = {n: d for n, d in wf.manifest.outputs.items() if chosen is None or n in chosen}
+        targets = [path for _, path, _ in expand_outputs(outputs, verdict.resolved_params, wf.schema)] if chosen \
+            else []
         proc = subprocess.run(
             [sys.executable, "-m", "snakemake", "-s", str(wf.snakefile.resolve()), "--configfile", str(params),
-             "-d", str(workdir), "--cores", "1", "--nolock"],
+             "-d", str(workdir), *snakemake_options(profile), *targets],
             capture_output=True, text=True, cwd=tmp, env={**os.environ, **DETERMINISTIC_ENV})
         if proc.returncode != 0:
             result.run_failed = log_tail(proc.stdout + "\n" + proc.stderr) + _job_logs(workdir)
             result.beside_inputs = _restore(beside, _snapshot(beside))
             return result
-        for name, path, type_name in expand_outputs(wf.manifest.outputs, verdict.resolved_params, wf.schema):
+        for name, path, type_name in expand_outputs(outputs, verdict.resolved_params, wf.schema):
             result.outputs.append(_compare_output(wf, case_dir, workdir, name, path, type_name, update, result))
-        result.outputs += hold_declarations(wf, workdir, verdict.resolved_params, settings.registry_root)
+        result.outputs += hold_declarations(wf, workdir, verdict.resolved_params, settings.registry_root, outputs)
         result.outputs += judge_case(wf, case_dir, workdir, verdict.resolved_params)
     result.beside_inputs = _restore(beside, _snapshot(beside))
     return result
@@ -165,14 +174,22 @@ def _compare_output(wf, case_dir: Path, workdir: Path, name: str, path: str, typ
     return OutputResult(name, path, status, detail)
 
 
-def hold_declarations(wf, workdir: Path, params: dict, registry_root: Path) -> list[OutputResult]:
+def snakemake_options(profile: str | None) -> list[str]:
+    """As `snakegate run` starts Snakemake: no workflow profile (profiles/default/ beside the Snakefile would
+    otherwise be read unchecked), a profile only as checked; one core, no directory lock (a fresh folder)."""
+    return ["--cores", "1", "--nolock", "--workflow-profile", "none", *(["--profile", profile] if profile else [])]
+
+
+def hold_declarations(wf, workdir: Path, params: dict, registry_root: Path, outputs: dict | None = None
+                      ) -> list[OutputResult]:
     """Each output's declaration (`columns`, `keys`, `when`) held against the files this run wrote: one result
-    per declared output path, "as declared" or "not as declared" naming what differs."""
+    per declared output path (of `outputs`, every declared one by default), "as declared" or "not as
+    declared" naming what differs."""
     def header_of(param: str) -> list[str] | None:
         return input_header(wf.schema, params, param, registry_root)
 
     out = []
-    for name, decl in wf.manifest.outputs.items():
+    for name, decl in (wf.manifest.outputs if outputs is None else outputs).items():
         if decl.columns is None and decl.keys is None and decl.when is None:
             continue
         produced = produced_when(decl, params)
