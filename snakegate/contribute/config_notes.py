@@ -22,6 +22,7 @@ from ruamel.yaml import YAML, YAMLError
 
 _KEY_LINE = re.compile(r"^(\s*)([^\s#:][^#:]*?|\"[^\"]*\"|'[^']*'):(?:\s+(.*?))?\s*$")
 _COMMENTED_KEY = re.compile(r"^(\s*)#\s?([a-z_][a-z0-9_-]*):(?:\s+(.*?))?\s*$")
+MAX_LINE = 2000
 _PLACEHOLDER = re.compile(r"^(?:todo|fixme|changeme|tbd|xxx+|<[^>]*>|/?path/to/.*|.*\bTODO\b.*)$", re.I)
 
 
@@ -67,6 +68,9 @@ def read_notes(text: str) -> ConfigNotes:
         return tuple(key for _, key in stack)
 
     for raw in text.splitlines():
+        if len(raw) > MAX_LINE:  # a key line is short; a huge one is data (or hostile) and would only cost time
+            block, block_indent = [], None
+            continue
         if not raw.strip() or raw.lstrip().startswith("---"):
             block, block_indent = [], None
             continue

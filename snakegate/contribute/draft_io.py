@@ -12,6 +12,7 @@ returned as `unknown` with its source text, never guessed: the caller says so. N
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, field
 
 from snakegate.check.ioexpr import fields
@@ -19,6 +20,7 @@ from snakegate.check.reading import WorkflowSource
 
 MAX_PATHS = 64  # an expand() over more literal values than this stays a pattern
 MAX_DEPTH = 8  # rules.a.output -> rules.b.output -> ...: a cycle is written out nowhere
+MAX_STEPS = 5000  # def f(w): return [f, f, f]: a hostile Snakefile gets `unknown`, never an exponential walk
 
 
 @dataclass
@@ -42,11 +44,13 @@ class Evaluator:
     def __init__(self, src: WorkflowSource):
         self.src = src
         self.names = src.names
+        self.steps = 0
 
     def paths(self, desc: tuple, depth: int = 0) -> Paths:
         kind = desc[0]
-        if depth > MAX_DEPTH:
-            return Paths(unknown=["a chain of rules.X.output references that never ends"])
+        self.steps = 0 if depth == 0 else self.steps + 1  # a budget per argument evaluated
+        if depth > MAX_DEPTH or self.steps > MAX_STEPS:
+            return Paths(unknown=["references that go on and on (rules.X.output or functions naming each other)"])
         if kind == "literal":
             return Paths(paths=[desc[1]])
         if kind == "list" or kind == "unpack":
@@ -115,11 +119,11 @@ class Evaluator:
                 values[wildcard] = [g[1] for g in given[1]]
                 out.listed[wildcard] = "a literal list"
             # anything else (config, a function) keeps the {wildcard}: a param is asked for by the caller
-        combos = list(itertools.product(*values.values())) if values else [()]
-        if len(combos) > MAX_PATHS:
+        if math.prod(len(v) for v in values.values()) > MAX_PATHS:  # counted, never built
             out.listed.clear()
             out.paths.append(pattern)
             return out
+        combos = list(itertools.product(*values.values())) if values else [()]
         for combo in combos:
             path = pattern
             for wildcard, value in zip(values, combo):

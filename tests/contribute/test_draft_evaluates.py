@@ -216,3 +216,21 @@ def test_a_workflow_without_a_licence_file_is_told_so(tmp_path):
 def test_a_workflow_with_a_licence_file_is_not_asked_for_one(tmp_path):
     result, _ = _draft(tmp_path, 'rule all:\n    output: "out.txt"\n    shell: "touch {output}"\n')
     assert not any(d.startswith("licence:") for d in result.decide)
+
+
+def test_a_snakefile_whose_functions_name_each_other_without_end_is_named_not_walked_forever(tmp_path):
+    result, manifest = _draft(tmp_path, """
+        def f(wildcards):
+            return [f, g, f, g, f, g, f, g, f, g]
+        def g(wildcards):
+            return [f, g, f, g, f, g, f, g, f, g]
+        rule all:
+            input: f, expand("out/{a}{b}{c}{d}.txt", a=BIG, b=BIG, c=BIG, d=BIG)
+        rule make:
+            output: "out/{x}.txt"
+            shell: "touch {output}"
+        BIG = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"]
+        """)
+    assert any("references that go on and on" in u for u in result.unsure)
+    # 10,000 combinations are more than a draft lists: the pattern stays, counted rather than built
+    assert [o["path"] for o in manifest["outputs"].values()] == ["out/{a}{b}{c}{d}.txt"]
