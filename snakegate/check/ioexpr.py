@@ -4,7 +4,8 @@
 without running anything: `("literal", "a.txt")`, `("name", "SAMPLES")`, `("function", "lambda w: ...")`,
 `("ref", "map", "output", None | "bam" | 0)` for `rules.map.output[.bam|[0]]`, `("expand", pattern,
 ((keyword, description), ...))`, `("multiext", base, (ext, ...))`, `("list", (description, ...))`,
-`("unpack", description)` and `("other", source)` for anything else (a config read, a call of a library).
+`("unpack", description)` and `("other", source)` for anything else (a string joined from a value,
+`"results/" + name`, is "other" too; one joined from literals alone is a literal) (a config read, a call of a library).
 `bindings(tree)` reads what a file's top level binds: names bound once to a literal list of strings, names
 bound to a `glob_wildcards(...)` of a literal pattern, and the functions it defines with what each returns
 (described the same way; a dict literal's keys are the names `unpack()` gives). Nothing is read from disk and
@@ -86,9 +87,20 @@ def describe(node) -> tuple:
         return ref
     if isinstance(node, (ast.List, ast.Tuple)):
         return ("list", tuple(describe(e) for e in node.elts))
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):  # expand(...) + ["x"]
-        return ("list", (describe(node.left), describe(node.right)))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = describe(node.left), describe(node.right)
+        if left[0] == "literal" and right[0] == "literal":  # "results/" + "summary.csv"
+            return ("literal", left[1] + right[1])
+        if "literal" in (left[0], right[0]) or "other" in (left[0], right[0]):  # "results/" + name: a string
+            return ("other", _source(node))
+        return ("list", (left, right))  # expand(...) + ["x"]: lists joined
     name = _call_name(node)
+    if name == "join" and node.args and not node.keywords:  # os.path.join("results", "summary.csv")
+        parts = [_str(a) for a in node.args]
+        if all(p is not None for p in parts) and not any(isinstance(a, ast.JoinedStr) for a in node.args):
+            return ("literal", "/".join(p.rstrip("/") for p in parts[:-1]) + ("/" if len(parts) > 1 else "")
+                    + parts[-1])
+        return ("other", _source(node))
     if name in _FLAGS and node.args:
         return describe(node.args[0])
     if name == "unpack" and node.args:

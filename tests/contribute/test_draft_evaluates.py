@@ -234,3 +234,18 @@ def test_a_snakefile_whose_functions_name_each_other_without_end_is_named_not_wa
     assert any("references that go on and on" in u for u in result.unsure)
     # 10,000 combinations are more than a draft lists: the pattern stays, counted rather than built
     assert [o["path"] for o in manifest["outputs"].values()] == ["out/{a}{b}{c}{d}.txt"]
+
+
+def test_paths_joined_from_literals_are_evaluated_and_joined_from_values_are_not_split_into_files(tmp_path):
+    result, manifest = _draft(tmp_path, """
+        import os
+        NAME = config["name"]
+        rule all:
+            input: os.path.join("results", "summary.csv"), "plots/" + "overview.png", "tables/" + NAME + ".tsv"
+        rule make:
+            output: "results/summary.csv", "plots/overview.png", "tables/{name}.tsv"
+            shell: "touch {output}"
+        """)
+    assert sorted(o["path"] for o in manifest["outputs"].values()) == ["plots/overview.png", "results/summary.csv"]
+    (unsure,) = result.unsure
+    assert "asks for 'tables/' + NAME + '.tsv'" in unsure  # named, never guessed as files `tables/` and `.tsv`
