@@ -109,6 +109,8 @@ def describe(node) -> tuple:
         return ("expand", _str(node.args[0]), tuple((k.arg, describe(k.value)) for k in node.keywords if k.arg))
     if name == "multiext" and node.args and _str(node.args[0]) is not None:
         return ("multiext", _str(node.args[0]), tuple(_str(a) or "" for a in node.args[1:]))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        return ("name", node.func.id)  # get_final_output(): what the function returns, when it is written out
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):  # GLOBBED.sample
         return ("name", f"{node.value.id}.{node.attr}")
     return ("other", _source(node))

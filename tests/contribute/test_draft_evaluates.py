@@ -53,6 +53,21 @@ def test_a_default_target_function_returning_written_paths_gives_those_outputs(t
     assert result.unsure == []
 
 
+def test_a_default_target_calling_a_function_gives_what_it_returns(tmp_path):
+    result, manifest = _draft(tmp_path, """
+        def final_output():
+            return ["results/report.html"]
+        rule all:
+            input: final_output()
+        rule report:
+            output: "results/report.html"
+            shell: "touch {output}"
+        """)
+    assert manifest["outputs"] == {"report": {"path": "results/report.html", "type": "html",
+                                              "description": "TODO: describe what report.html holds"}}
+    assert result.unsure == []
+
+
 def test_a_default_target_lambda_is_named_as_unknown_and_makes_the_draft_incomplete(tmp_path, cli):
     folder = _workflow(tmp_path, """
         rule all:
