@@ -47,6 +47,7 @@ class RuleSource:
     unpacked: list[tuple] = field(default_factory=list)  # input: unpack(f): what f is (names come from f)
     params: list[str] = field(default_factory=list)  # the names of `params:`
     unnamed_params: int = 0
+    params_unpacked: bool = False  # params: **mapping: names the reader cannot know
 
 
 
@@ -106,6 +107,7 @@ def directive(rule: RuleSource, dec, line) -> list:
         rule.threads = ast.unparse(dec.args[0])
     elif kind == "params":
         rule.params.extend(kw.arg for kw in dec.keywords if kw.arg)
+        rule.params_unpacked |= any(kw.arg is None for kw in dec.keywords)
         rule.unnamed_params += len(dec.args)
     elif kind == "resources":
         rule.resources.update({kw.arg: ast.unparse(kw.value) for kw in dec.keywords if kw.arg})

@@ -3,8 +3,9 @@
 A Python script reading `snakemake.params.alpha` (or `["alpha"]`, `.get("alpha")`), or an R script reading
 `snakemake@params[["alpha"]]` / `snakemake@params$alpha`, of a rule without `params: alpha=...` fails inside
 the job (AttributeError, or NULL carried on in R) after the gate has passed and other jobs have run. Named
-with the rule's own names and the closest one. A script shared by rules is held to each. Pure: facts in,
-findings out.
+with the rule's own names and the closest one. A script shared by rules is held to each. A rule whose params
+the reader cannot list (`params: **mapping`, a module's rule that `use rule ... with:` may extend) is left
+out: unknown is not an error. Pure: facts in, findings out.
 """
 
 from __future__ import annotations
@@ -19,9 +20,11 @@ def script_param_findings(f: WorkflowFacts) -> list[Finding]:
     if f.source is None:
         return []
     out = []
+    modules = {snakefile for _name, snakefile, *_ in f.source.modules}
     for script in f.source.scripts:
         rule = f.source.rule(script.rule)
-        if rule is None or not script.params_read:
+        # params: **mapping, or a module's rule (`use rule ... with: params:` may add names): not provable here
+        if rule is None or not script.params_read or rule.params_unpacked or rule.file in modules:
             continue
         seen = set()
         for name, line in script.params_read:

@@ -152,3 +152,9 @@ def test_an_include_of_a_whole_config_value_stays_unfollowed_and_said(tmp_path):
     assert facts.source.unfollowed == [("workflows/wf/Snakefile", 1,
                                         "an include path that is not a literal string is not followed")]
     assert json.dumps(facts.source.pattern_includes) == "[]"
+
+
+def test_a_rule_whose_params_come_from_a_mapping_is_not_held_to_names_it_cannot_list(tmp_path):
+    facts = _facts(tmp_path, SCRIPT_RULE.replace('params: title="counts", dpi=100', 'params: **config["plot"]'),
+                   **{"scripts/plot.py": "t = snakemake.params.title\n"})
+    assert script_param_findings(facts) == []
