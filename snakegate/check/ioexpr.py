@@ -174,7 +174,8 @@ def bindings(tree: ast.Module) -> Bindings:
         if isinstance(target, ast.Name):
             items = value.elts if isinstance(value, (ast.List, ast.Tuple)) else None
             strings = [_str(e) for e in items] if items is not None else None
-            if strings is not None and all(isinstance(e, ast.Constant) and s is not None for e, s in zip(items, strings)):
+            if strings is not None and all(isinstance(e, ast.Constant) and t is not None
+                                           for e, t in zip(items, strings)):
                 if target.id in out.lists:
                     spoiled.add(target.id)
                 out.lists[target.id] = tuple(strings)

@@ -5,7 +5,8 @@ Recognised, as Snakemake's R scripts write them: `snakemake@config[["a"]]`, `sna
 `snakemake@config$a`, `snakemake@config$a$b`, `` snakemake@config$`a b` `` and mixes of the two; a key held in
 a variable (`snakemake@config[[key]]`) or the whole config (`cfg <- snakemake@config`) is a dynamic access,
 as in Python. `snakemake@params`, `@input`, `@output`, `@wildcards` are the rule's own slots and read no
-config; the names read from `snakemake@params` are listed, so the check can hold them to the rule's params. Comments are left out. Text in, plain data out: nothing is read from disk or run.
+config; the names read from `snakemake@params` are listed, so the check can hold them to the rule's params.
+Comments are left out. Text in, plain data out: nothing is read from disk or run.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ _STRING = re.compile(r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
 _READERS = re.compile(r"\b(read\.(?:csv2?|table|delim2?|fwf)|read_(?:csv2?|tsv|delim|table|lines|rds|parquet|"
                       r"feather|excel|xlsx)|readRDS|readLines|readxl::read_excel|fread|load|source|file|scan|"
                       r"fromJSON|read_json|read_yaml|yaml\.load_file)\s*\(\s*(\"[^\"\n]*\"|'[^'\n]*')")
-_PARAMS = re.compile(r"""\bsnakemake\s*@\s*params\s*(?:\[\[\s*(?:"([^"\n]+)"|'([^'\n]+)')\s*\]\]|\$\s*([A-Za-z.][\w.]*))""")
+_PARAMS = re.compile(r"""\bsnakemake\s*@\s*params\s*"""
+                     r"""(?:\[\[\s*(?:"([^"\n]+)"|'([^'\n]+)')\s*\]\]|\$\s*([A-Za-z.][\w.]*))""")
 _PATHLIKE = re.compile(r"^(?:[a-z]+://\S+|[\w.~-]*/[\w./~-]+|[\w.-]+\.[A-Za-z][A-Za-z0-9]{0,5})$")
 
 

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from snakegate.config.read import read_run_config
 from snakegate.contribute.compare import compare_output
-from snakegate.contribute.testcases import VERDICT_FILE, CaseResult, OutputResult, compare_verdict, read_expected_verdict
+from snakegate.contribute.testcases import (VERDICT_FILE, CaseResult, OutputResult, compare_verdict,
+                                            read_expected_verdict)
 from snakegate.gate.tools import only_tools_missing
 from snakegate.models import GateError
 
