@@ -73,7 +73,7 @@ def draft(path: Path, registry_root: Path, wf_id: str | None = None) -> Draft:
     result = Draft(folder=dest)
     config, config_file = _their_config(path, src)
     their_schema = _their_schema(path, src)
-    sheets = _sheets(path, src, config)
+    sheets = _sheets(path, src, config, result.decide)
 
     def exists(value: str) -> bool:
         return isinstance(value, str) and "\n" not in value and len(value) < 4096 and (path / value).is_file()
@@ -145,23 +145,39 @@ def _their_schema(path: Path, src: WorkflowSource) -> dict | None:
     return None
 
 
-def _sheets(path: Path, src: WorkflowSource, config: dict) -> dict[str, tuple[dict, list[dict]]]:
-    """Config keys read as tables that a sample-sheet schema validates: key -> (row schema, rows)."""
+def _sheets(path: Path, src: WorkflowSource, config: dict,
+            decide: list[str]) -> dict[str, tuple[dict, list[dict]]]:
+    """Config keys read as tables that a sample-sheet schema validates: key -> (row schema, rows). Each sheet
+    gets its own schema (samples.schema.yaml for `samples`, units.schema.yaml for `units`), never the first
+    one found; where draft cannot tell which, it says so and declares none."""
     schemas = [(f, s) for f, _, s in src.other_validations if s]
+    keys = [k for k in dict.fromkeys(k[0] for k in src.tables if len(k) == 1)
+            if isinstance(config.get(k), str) and (path / config[k]).is_file()]
     out = {}
-    for key in dict.fromkeys(k[0] for k in src.tables if len(k) == 1):
-        value = config.get(key)
-        if not schemas or not isinstance(value, str) or not (path / value).is_file():
+    for key in keys if schemas else []:
+        chosen = _sheet_schema(key, schemas, len(keys))
+        if chosen is None:
+            decide.append(f"schema.json: `{key}` is read as a table, and the workflow validates tables with "
+                          f"{', '.join(s for _, s in schemas)}; draft cannot tell which is its: give `{key}` its "
+                          "x-sample-sheet (that schema's rows) by hand")
             continue
-        file, schema = schemas[0]
+        file, schema = chosen
         row_schema = _yaml((path / file).parent / schema)
         if not isinstance(row_schema, dict):
             continue
-        text = (path / value).read_text(encoding="utf-8", errors="replace")
-        delimiter = "\t" if "\t" in text.splitlines()[0] else ","
-        rows = list(csv.DictReader(io.StringIO(text), delimiter=delimiter))
-        out[key] = (row_schema, rows)
+        lines = (path / config[key]).read_text(encoding="utf-8", errors="replace").splitlines()
+        delimiter = "\t" if lines and "\t" in lines[0] else ","
+        out[key] = (row_schema, list(csv.DictReader(lines, delimiter=delimiter)))
     return out
+
+
+def _sheet_schema(key: str, schemas: list[tuple[str, str]], tables: int) -> tuple[str, str] | None:
+    """The schema that validates the table read from config[key]: the one named for it, or the only one."""
+    stem = key.lower().removesuffix("_sheet").removesuffix("s")
+    named = [(f, s) for f, s in schemas if Path(s).name.split(".")[0].lower().removesuffix("s") == stem]
+    if len(named) == 1:
+        return named[0]
+    return schemas[0] if len(schemas) == 1 and tables == 1 else None
 
 
 def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str], unsure: list[str]) -> dict:

@@ -264,3 +264,45 @@ def test_paths_joined_from_literals_are_evaluated_and_joined_from_values_are_not
     assert sorted(o["path"] for o in manifest["outputs"].values()) == ["plots/overview.png", "results/summary.csv"]
     (unsure,) = result.unsure
     assert "asks for 'tables/' + NAME + '.tsv'" in unsure  # named, never guessed as files `tables/` and `.tsv`
+
+
+SHEETS = """
+    import pandas as pd
+    from snakemake.utils import validate
+    configfile: "config.yaml"
+    samples = pd.read_csv(config["samples"], sep="\\t")
+    validate(samples, "schemas/samples.schema.yaml")
+    units = pd.read_csv(config["units"], sep="\\t")
+    validate(units, "schemas/units.schema.yaml")
+    rule all:
+        output: "out.txt"
+        shell: "touch {output}"
+    """
+
+
+def _row_schema(*columns: str) -> str:
+    return json.dumps({"type": "object", "properties": {c: {"type": "string"} for c in columns},
+                       "required": list(columns)})
+
+
+def test_each_sample_sheet_gets_its_own_row_schema_not_the_first_one_found(tmp_path):
+    result, _ = _draft(tmp_path, SHEETS, **{
+        "config.yaml": "samples: samples.tsv\nunits: units.tsv\n",
+        "samples.tsv": "sample\tcondition\na\tx\n", "units.tsv": "sample\tunit\tfq\na\t1\tdata.fq\n",
+        "schemas/samples.schema.yaml": _row_schema("sample", "condition"),
+        "schemas/units.schema.yaml": _row_schema("sample", "unit", "fq")})
+    props = json.loads((result.folder / "schema.json").read_text())["properties"]
+    assert props["samples"]["x-sample-sheet"]["required"] == ["sample", "condition"]
+    assert props["units"]["x-sample-sheet"]["required"] == ["sample", "unit", "fq"]
+
+
+def test_a_sheet_whose_schema_draft_cannot_tell_is_named_and_gets_none(tmp_path):
+    result, _ = _draft(tmp_path, SHEETS.replace("samples.schema", "a.schema").replace("units.schema", "b.schema"), **{
+        "config.yaml": "samples: samples.tsv\nunits: units.tsv\n",
+        "samples.tsv": "", "units.tsv": "sample\tunit\na\t1\n",
+        "schemas/a.schema.yaml": _row_schema("sample"), "schemas/b.schema.yaml": _row_schema("unit")})
+    props = json.loads((result.folder / "schema.json").read_text())["properties"]
+    assert "x-sample-sheet" not in props["samples"] and "x-sample-sheet" not in props["units"]
+    assert any(d.startswith("schema.json: `units` is read as a table, and the workflow validates tables with "
+                            "schemas/a.schema.yaml, schemas/b.schema.yaml; draft cannot tell which is its")
+               for d in result.decide)
