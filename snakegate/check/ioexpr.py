@@ -1,11 +1,12 @@
 """A rule's input and output arguments as written, and the top-level names they use, as plain tuples (pure).
 
 `describe(node)` turns one argument into a small tuple that `snakegate.contribute.draft_io` can evaluate
-without running anything: `("literal", "a.txt")`, `("name", "SAMPLES")`, `("function", "lambda w: ...")`,
-`("ref", "map", "output", None | "bam" | 0)` for `rules.map.output[.bam|[0]]`, `("expand", pattern,
-((keyword, description), ...))`, `("multiext", base, (ext, ...))`, `("list", (description, ...))`,
-`("unpack", description)` and `("other", source)` for anything else (a string joined from a value,
-`"results/" + name`, is "other" too; one joined from literals alone is a literal) (a config read, a call of a library).
+without running anything: `("literal", "a.txt")`, `("name", "SAMPLES")`, `("function", "lambda w: ...",
+what it returns)`, `("ref", "map", "output", None | "bam" | 0)` for `rules.map.output[.bam|[0]]`,
+`("expand", pattern, ((keyword, description), ...))`, `("multiext", base, (ext, ...))`, `("list",
+(description, ...))`, `("unpack", description)` and `("other", source)` for anything else (a config read,
+a call of a library, a string joined from a value: `"results/" + name`; one joined from literals alone is
+a literal).
 `bindings(tree)` reads what a file's top level binds: names bound once to a literal list of strings, names
 bound to a `glob_wildcards(...)` of a literal pattern, and the functions it defines with what each returns
 (described the same way; a dict literal's keys are the names `unpack()` gives). Nothing is read from disk and
@@ -80,8 +81,8 @@ def describe(node) -> tuple:
         return ("literal", text)
     if isinstance(node, ast.Name):
         return ("name", node.id)
-    if isinstance(node, ast.Lambda):
-        return ("function", _source(node))
+    if isinstance(node, ast.Lambda):  # what it returns, for unpack(lambda w: {...} if ... else {...})
+        return ("function", _source(node), tuple(_returned(node.body)))
     ref = _ref(node)
     if ref is not None:
         return ref
@@ -121,6 +122,18 @@ def fields(pattern: str) -> list[str]:
     return list(dict.fromkeys(_FIELD.findall(pattern.replace("{{", "\x00"))))
 
 
+def _returned(node) -> list[tuple]:
+    """One returned expression, described; a dict literal with literal keys as ("dict", ((key, value), ...)), and
+    both branches of `a if c else b`."""
+    if isinstance(node, ast.IfExp):
+        return _returned(node.body) + _returned(node.orelse)
+    if isinstance(node, ast.Dict):
+        keys = [_str(k) for k in node.keys]
+        if all(k is not None for k in keys):
+            return [("dict", tuple((k, describe(v)) for k, v in zip(keys, node.values)))]
+    return [describe(node)]
+
+
 def _returns(fn) -> tuple[tuple, bool]:
     values, complete = [], True
     for node in ast.walk(fn):
@@ -128,14 +141,9 @@ def _returns(fn) -> tuple[tuple, bool]:
             if node.value is None:
                 complete = False
                 continue
-            if isinstance(node.value, ast.Dict):
-                keys = [_str(k) for k in node.value.keys]
-                if all(k is not None for k in keys):
-                    values.append(("dict", tuple((k, describe(v)) for k, v in zip(keys, node.value.values))))
-                    continue
-            desc = describe(node.value)
-            values.append(desc)
-            complete = complete and desc[0] not in ("other", "function")
+            for desc in _returned(node.value):
+                values.append(desc)
+                complete = complete and desc[0] not in ("other", "function")
     return tuple(values), complete and bool(values)
 
 

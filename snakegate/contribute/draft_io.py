@@ -133,10 +133,13 @@ class Evaluator:
 
     def unpack_names(self, desc: tuple) -> dict[str, Paths] | None:
         """The names `unpack(desc)` gives, each with its paths, when desc returns dict literals; else None."""
-        if desc[0] != "name" or desc[1] not in self.names.functions:
+        if desc[0] == "function" and len(desc) > 2:  # unpack(lambda w: {...} if ... else {...})
+            returns = desc[2]
+        elif desc[0] == "name" and desc[1] in self.names.functions and self.names.functions[desc[1]][1]:
+            returns = self.names.functions[desc[1]][0]
+        else:
             return None
-        returns, complete = self.names.functions[desc[1]]
-        if not complete or not all(r[0] == "dict" for r in returns):
+        if not returns or not all(r[0] == "dict" for r in returns):
             return None
         out: dict[str, Paths] = {}
         for value in returns:

@@ -136,6 +136,19 @@ def test_unpack_inputs_are_typed_by_the_names_the_function_returns(tmp_path):
     assert result.unsure == []
 
 
+def test_unpack_of_a_lambda_choosing_between_dict_literals_is_typed_by_their_names(tmp_path):
+    result, manifest = _draft(tmp_path, """
+        rule all:
+            input: "model.json"
+        rule fit:
+            input: unpack(lambda w: {} if config["builtin"] else {"table": "data/table.csv"})
+            output: "model.json"
+            shell: "touch {output}"
+        """)
+    assert manifest["rules"]["fit"]["input"] == {"table": "csv-table"}
+    assert result.unsure == []
+
+
 def test_unpack_of_a_computed_dict_is_named_and_makes_the_draft_incomplete(tmp_path):
     result, manifest = _draft(tmp_path, """
         def inputs(wildcards):
