@@ -158,3 +158,15 @@ def test_a_rule_whose_params_come_from_a_mapping_is_not_held_to_names_it_cannot_
     facts = _facts(tmp_path, SCRIPT_RULE.replace('params: title="counts", dpi=100', 'params: **config["plot"]'),
                    **{"scripts/plot.py": "t = snakemake.params.title\n"})
     assert script_param_findings(facts) == []
+
+
+def test_a_modules_rule_is_not_held_to_params_a_use_rule_with_may_add(tmp_path):
+    facts = _facts(tmp_path, '''
+        module plots:
+            snakefile: "plots/Snakefile"
+            config: config
+        use rule plot from plots as plots_plot with:
+            params: extra="x"
+        ''', **{"plots/Snakefile": SCRIPT_RULE, "plots/scripts/plot.py": "e = snakemake.params.extra\n"})
+    assert [s.rule for s in facts.source.scripts] == ["plot"]  # the module's script is read
+    assert script_param_findings(facts) == []
