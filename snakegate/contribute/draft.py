@@ -86,7 +86,6 @@ def draft(path: Path, registry_root: Path, wf_id: str | None = None) -> Draft:
     _write(dest / "schema.json", canonical_pretty(schema), result)
     _write(dest / "examples" / "config.yaml", _example(wf_id, config, path, registry_root, exists), result)
     _write(dest / "SKILL.md", _skill(wf_id, schema, manifest), result)
-    _decisions(result.decide, path, src, schema, config_file, their_schema, sheets, manifest)
     said = [".".join(k) for k, text in notes.descriptions.items()
             if (node_at(schema, k) or {}).get("description") == text]
     if said:
@@ -96,6 +95,7 @@ def draft(path: Path, registry_root: Path, wf_id: str | None = None) -> Draft:
         result.decide.append(f"schema.json: their {config_file} leaves `{'.'.join(key)}` as a placeholder "
                              f"({_at(config, key)!r}), so it is no default: say what a user must give (required, "
                              "or a real default), and put a real value in examples/config.yaml")
+    _decisions(result.decide, path, src, schema, config_file, their_schema, sheets, manifest)  # its last: check, test
     return result
 
 
