@@ -128,6 +128,7 @@ class TestSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
     float_tolerance: dict[str, float] = Field(default_factory=dict)
     compare: dict[str, Comparison] = Field(default_factory=dict)
+    targets: dict[str, list[str]] = Field(default_factory=dict)  # case -> the declared outputs it builds
 
 
 class Tool(BaseModel):

@@ -12,7 +12,7 @@ import re
 from typing import Callable
 
 from snakegate.check import edges, examples, hygiene, keys, preflights, resources, ruleio, shellquote, unprovable
-from snakegate.check import declarations, evaluate, sensitive, workfolder
+from snakegate.check import declarations, evaluate, scriptparams, sensitive, workfolder
 from snakegate.check.facts import Finding, WorkflowFacts
 
 CODES = (
@@ -23,6 +23,7 @@ CODES = (
     "wrapper_unchecked", "conda_env_missing", "download", "hardcoded_path", "preflight_invalid", "preflight_impure",
     "resource_invalid", "resource_differs", "unseeded_random", "unquoted_shell_param",
     sensitive.CODE, declarations.CODE, declarations.UNEXERCISED, evaluate.CODE, evaluate.UNPROVEN, workfolder.CODE,
+    scriptparams.CODE,
 )
 
 Proof = Callable[[WorkflowFacts], list[Finding]]
@@ -40,6 +41,7 @@ PROOFS: list[tuple[Proof, str]] = [
     (resources.resource_findings, "resource_invalid"),
     (unprovable.rule_findings, "download"),
     (unprovable.script_findings, "hardcoded_path"),
+    (scriptparams.script_param_findings, scriptparams.CODE),
     (unprovable.param_findings, "download"),
     (preflights.preflight_findings, "preflight_invalid"),
     (shellquote.unquoted_shell_params, "unquoted_shell_param"),

@@ -17,6 +17,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
+from snakegate.check.ioexpr import Bindings, bindings
 from snakegate.check.rulescan import RuleSource, directive
 from snakegate.check.rulescan import joined as _joined
 from snakegate.check.rulescan import literal as _literal
@@ -57,7 +58,8 @@ class DynamicAccess:
 class SourceScan:
     reads: list[ConfigRead] = field(default_factory=list)
     dynamic: list[DynamicAccess] = field(default_factory=list)
-    includes: list[tuple[str | None, int | None]] = field(default_factory=list)
+    # (literal path or None, line, glob pattern of a path built from config: "rules/*.smk" or None)
+    includes: list[tuple[str | None, int | None, str | None]] = field(default_factory=list)
     validations: list[tuple[str | None, int | None]] = field(default_factory=list)  # (schema path, line)
     configfiles: list[tuple[str | None, int | None]] = field(default_factory=list)
     # (name, snakefile literal or None, config key path: () for `config`, None when not the outer config, line)
@@ -70,6 +72,7 @@ class SourceScan:
     tables: list[tuple[tuple, int | None]] = field(default_factory=list)  # config keys read as pd.read_csv(config[k])
     # glob_wildcards("data/{x}.txt") / glob.glob("*.csv") on a literal pattern: (pattern, line, rule)
     globs: list[tuple[str, int | None, str | None]] = field(default_factory=list)
+    names: Bindings = field(default_factory=Bindings)  # top-level lists, glob results and functions (ioexpr)
 
 
 def string_bindings(tree: ast.AST) -> dict[str, list[str]]:
@@ -222,7 +225,9 @@ class Scanner(ast.NodeVisitor):
         func = node.func
         kind = _workflow_call(node, ("include", "configfile", "module", "source_path"))
         if kind == "include":
-            self.out.includes.append((_literal(node.args[0]) if node.args else None, self.line(node)))
+            target = _literal(node.args[0]) if node.args else None
+            self.out.includes.append((target, self.line(node), None if target or not node.args else
+                                      _include_pattern(node.args[0])))
         elif kind == "configfile":
             self.out.configfiles.append((_literal(node.args[0]) if node.args else None, self.line(node)))
         elif kind == "source_path" and node.args and _literal(node.args[0]):
@@ -233,11 +238,11 @@ class Scanner(ast.NodeVisitor):
         if _is_validate(func) and node.args:
             arg = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "schema"), None)
             if self._is_root(node.args[0]):
-                self.out.validations.append((_literal(arg) if arg is not None else None, self.line(node)))
+                self.out.validations.append((_schema_path(arg), self.line(node)))
                 for sub in node.args[1:] + [k.value for k in node.keywords]:
                     self.visit(sub)
                 return
-            self.out.other_validations.append((_literal(arg) if arg is not None else None, self.line(node)))
+            self.out.other_validations.append((_schema_path(arg), self.line(node)))
         if isinstance(func, ast.Attribute) and func.attr in ("read_csv", "read_table") and node.args:
             chain = self._chain(node.args[0])
             if chain is not None and chain[2] is False:
@@ -367,6 +372,28 @@ def _is_validate(func) -> bool:
                 and isinstance(func.value, (ast.Name, ast.Attribute))))
 
 
+def _include_pattern(node) -> str | None:
+    """`include: f"rules/{config['mode']}.smk"` (or "rules/" + config["mode"] + ".smk") as the glob rules/*.smk:
+    every file it can name is read. None when no literal part says where (include: config["file"])."""
+    def parts(n) -> str:
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add):
+            return parts(n.left) + parts(n.right)
+        text = _joined(n)
+        return text.replace("{}", "*") if text is not None else "*"
+    pattern = re.sub(r"\*+", "*", parts(node))
+    literal_part = pattern.replace("*", "")
+    if "*" not in pattern or not literal_part or ("/" not in literal_part and "." not in literal_part):
+        return None
+    return pattern
+
+
+def _schema_path(arg) -> str | None:
+    """validate()'s schema: "schemas/x.yaml" or workflow.source_path("schemas/x.yaml"), both relative to the file."""
+    if arg is not None and _workflow_call(arg, ("source_path",)) and arg.args:
+        return _literal(arg.args[0])
+    return _literal(arg) if arg is not None else None
+
+
 def _is_glob(func) -> bool:
     """glob_wildcards(...), glob.glob(...), glob.iglob(...) or a bare glob(...): a listing of the working folder."""
     if isinstance(func, ast.Name):
@@ -396,4 +423,6 @@ def scan(tree: ast.AST, linemap: dict[int, int], file: str, script: bool = False
     """Pure: everything the reader wants from one AST."""
     scanner = Scanner(linemap, file, string_bindings(tree), script=script)
     scanner.visit(tree)
+    if not script and isinstance(tree, ast.Module):
+        scanner.out.names = bindings(tree)
     return scanner.out

@@ -4,7 +4,8 @@ Either layout: `Snakefile` at the top, or the standard `workflow/Snakefile`
 with `workflow/rules/*.smk`, `workflow/scripts/`, `workflow/schemas/` and
 `config/` (a top-level `Snakefile` that only `include:`s the real one is
 followed like any include). Every Snakefile, `include:`d file and `module`
-Snakefile with a literal path is translated to Python by Snakemake's own
+Snakefile with a literal path (and every file an `include:` built from config,
+`f"rules/{config['mode']}.smk"`, can name: the glob `rules/*.smk`) is translated to Python by Snakemake's own
 parser and scanned (`snakegate.check.pyscan`); config reads inside a module
 are mapped to the outer config through the module's `config:`. Every Python
 script a rule runs (`script:`) is scanned for `snakemake.config[...]` and the
@@ -21,9 +22,11 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from snakegate.check.ioexpr import Bindings
 from snakegate.check.pyscan import ConfigRead, DynamicAccess, RuleSource, scan
 from snakegate.check.randomness import unseeded_draws
 from snakegate.check.rscan import scan_r
+from snakegate.check.scriptscan import scan_script
 
 SNAKEFILE_PLACES = ("Snakefile", "workflow/Snakefile", "snakefile", "workflow/snakefile")
 
@@ -37,6 +40,11 @@ class ScriptSource:
     strings: list[tuple[str, int | None]] = field(default_factory=list)
     unseeded: list[tuple[str, int]] = field(default_factory=list)  # random draws in a script that seeds nothing
     missing: bool = False
+    # snakegate.check.scriptscan: library downloads, working-folder paths, the snakemake.params names it reads
+    fetches: list[tuple[str, int]] = field(default_factory=list)
+    cwd: list[tuple[str, int]] = field(default_factory=list)
+    built_paths: list[tuple[str, int]] = field(default_factory=list)
+    params_read: list[tuple[str, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -60,6 +68,9 @@ class WorkflowSource:
     tables: list[tuple] = field(default_factory=list)  # config key paths read as tables (pd.read_csv(config[k]))
     globs: list[tuple[str, int | None, str, str | None]] = field(default_factory=list)  # (file, line, pattern, rule)
     linemaps: dict[str, dict[int, int]] = field(default_factory=dict)
+    names: Bindings = field(default_factory=Bindings)  # top-level names of every file read (later files win)
+    # include: built from config, read as a glob: (file, line, pattern, the files it matched)
+    pattern_includes: list[tuple[str, int | None, str, list[str]]] = field(default_factory=list)
 
     def source_line(self, file: str | None, line: int | None) -> int | None:
         if file is None or line is None or file not in self.linemaps:
@@ -148,9 +159,17 @@ def read_workflow(folder: Path, root: Path | None = None, snakefile: Path | None
         src.linemaps[shown] = linemap
         found = scan(tree, linemap, shown)
         _merge(src, found, prefix, in_module)
-        for target, line in found.includes:
-            if target is None:
-                src.unfollowed.append((shown, line, "an include path that is not a literal string is not followed"))
+        for mine, theirs in ((src.names.lists, found.names.lists), (src.names.globbed, found.names.globbed),
+                             (src.names.functions, found.names.functions)):
+            mine.update(theirs)
+        for target, line, pattern in found.includes:
+            matches = _pattern_matches(path.parent, pattern, folder) if pattern else []
+            if pattern and matches:  # built from config: every file it can name is read, so their reads count
+                src.pattern_includes.append((shown, line, pattern, [display(m.resolve(), root) for m in matches]))
+                pending.extend((m.resolve(), prefix, in_module, shown, line) for m in matches)
+            elif target is None:
+                src.unfollowed.append((shown, line, f"an include path built from config matches no file ({pattern})"
+                                       if pattern else "an include path that is not a literal string is not followed"))
             else:
                 pending.append(((path.parent / target).resolve(), prefix, in_module, shown, line))
         for name, target, mapped, line in found.modules:
@@ -179,6 +198,20 @@ def read_workflow(folder: Path, root: Path | None = None, snakefile: Path | None
             if rule.script or rule.notebook:
                 src.scripts.append(read_script(path.parent / (rule.script or rule.notebook), rule.name, root, src))
     return src
+
+
+MAX_PATTERN_INCLUDES = 50
+
+
+def _pattern_matches(base: Path, pattern: str, folder: Path) -> list[Path]:
+    """Files of the workflow folder a config-built include can name (a hostile pattern reads nothing outside)."""
+    if pattern.startswith(("/", "~")):
+        return []
+    try:
+        found = sorted(p.resolve() for p in base.glob(pattern) if p.is_file())
+    except (OSError, ValueError, NotImplementedError):
+        return []
+    return [p for p in found if p.is_relative_to(folder)][:MAX_PATTERN_INCLUDES]
 
 
 def _merge(src: WorkflowSource, found, prefix: tuple | None, in_module: bool) -> None:
@@ -211,12 +244,18 @@ def read_script(path: Path, rule: str, root: Path | None, src: WorkflowSource) -
         found = scan(tree, {}, shown, script=True)
         src.reads.extend(ConfigRead(r.path, r.file, r.line, rule, "script") for r in found.reads)
         src.dynamic.extend(DynamicAccess(d.prefix, d.file, d.line, rule, d.text, d.whole) for d in found.dynamic)
-        out.opened, out.strings = found.opened, found.strings
+        facts = scan_script(tree)
+        # a docstring cites a URL, it does not fetch it; a fetch is reported as one, not as an opened path
+        fetched = {line for _, line in facts.fetches}
+        out.opened = [(t, line) for t, line in found.opened if line not in fetched]
+        out.strings = [(t, line) for t, line in found.strings if (t, line) not in facts.docstrings]
+        out.fetches, out.cwd, out.built_paths = facts.fetches, facts.cwd, facts.built_paths
+        out.params_read = facts.params_read
         out.unseeded = unseeded_draws(tree)
     elif language == "r":
         found = scan_r(text)
         src.reads.extend(ConfigRead(path, shown, line, rule, "script") for path, line in found.reads)
         src.dynamic.extend(DynamicAccess(prefix, shown, line, rule, text, whole)
                            for prefix, line, text, whole in found.dynamic)
-        out.opened, out.strings = found.opened, found.strings
+        out.opened, out.strings, out.params_read = found.opened, found.strings, found.params_read
     return out

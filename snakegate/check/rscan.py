@@ -5,7 +5,8 @@ Recognised, as Snakemake's R scripts write them: `snakemake@config[["a"]]`, `sna
 `snakemake@config$a`, `snakemake@config$a$b`, `` snakemake@config$`a b` `` and mixes of the two; a key held in
 a variable (`snakemake@config[[key]]`) or the whole config (`cfg <- snakemake@config`) is a dynamic access,
 as in Python. `snakemake@params`, `@input`, `@output`, `@wildcards` are the rule's own slots and read no
-config. Comments are left out. Text in, plain data out: nothing is read from disk or run.
+config; the names read from `snakemake@params` are listed, so the check can hold them to the rule's params.
+Comments are left out. Text in, plain data out: nothing is read from disk or run.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ _STRING = re.compile(r"""("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')""")
 _READERS = re.compile(r"\b(read\.(?:csv2?|table|delim2?|fwf)|read_(?:csv2?|tsv|delim|table|lines|rds|parquet|"
                       r"feather|excel|xlsx)|readRDS|readLines|readxl::read_excel|fread|load|source|file|scan|"
                       r"fromJSON|read_json|read_yaml|yaml\.load_file)\s*\(\s*(\"[^\"\n]*\"|'[^'\n]*')")
+_PARAMS = re.compile(r"""\bsnakemake\s*@\s*params\s*"""
+                     r"""(?:\[\[\s*(?:"([^"\n]+)"|'([^'\n]+)')\s*\]\]|\$\s*([A-Za-z.][\w.]*))""")
 _PATHLIKE = re.compile(r"^(?:[a-z]+://\S+|[\w.~-]*/[\w./~-]+|[\w.-]+\.[A-Za-z][A-Za-z0-9]{0,5})$")
 
 
@@ -30,6 +33,7 @@ class RScan:
     dynamic: list[tuple[tuple[str, ...], int, str, bool]] = field(default_factory=list)  # (prefix, line, text, whole)
     opened: list[tuple[str, int]] = field(default_factory=list)  # literal paths read, with their line
     strings: list[tuple[str, int]] = field(default_factory=list)  # every string literal, with its line
+    params_read: list[tuple[str, int]] = field(default_factory=list)  # snakemake@params[["x"]] / $x: (name, line)
 
 
 def strip_comment(line: str) -> str:
@@ -71,6 +75,7 @@ def scan_r(text: str) -> RScan:
                 found.dynamic.append((tuple(path), n, shown, not path and not dynamic))
             else:
                 found.reads.append((tuple(path), n))
+        found.params_read.extend((next(g for g in m.groups() if g), n) for m in _PARAMS.finditer(line))
         for m in _READERS.finditer(line):
             literal = m.group(2)[1:-1]
             if literal and " " not in literal and _PATHLIKE.match(literal):

@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from snakegate.check.ioexpr import describe
+
 # Rule directives whose argument is one literal: the name Snakemake's parser gives the decorator.
 _SINGLE = {"script": "script", "wrapper": "wrapper", "conda": "conda", "notebook": "notebook", "cwl": "cwl"}
 
@@ -40,6 +42,12 @@ class RuleSource:
     # ("params", "label", ("label",)) for `params: label=config["label"]`
     config_reads: list[tuple[str, str | None, tuple]] = field(default_factory=list)
     plain_inputs: list[str] = field(default_factory=list)  # inputs given as a plain string literal
+    # input/output name -> the argument as written (snakegate.check.ioexpr.describe), for draft to evaluate
+    sources: dict[str, dict[str, tuple]] = field(default_factory=lambda: {"input": {}, "output": {}})
+    unpacked: list[tuple] = field(default_factory=list)  # input: unpack(f): what f is (names come from f)
+    params: list[str] = field(default_factory=list)  # the names of `params:`
+    unnamed_params: int = 0
+    params_unpacked: bool = False  # params: **mapping: names the reader cannot know
 
 
 
@@ -60,19 +68,24 @@ def directive(rule: RuleSource, dec, line) -> list:
     kind = dec.func.attr if isinstance(dec, ast.Call) and isinstance(dec.func, ast.Attribute) else None
     if kind in ("input", "output"):
         for arg in dec.args:
-            if kind == "input":
+            if kind == "input" and describe(arg)[0] == "unpack":  # names (or positions) come from the function
+                rule.unpacked.append(describe(arg)[1])
+            elif kind == "input":
                 rule.unnamed_input += 1
                 rule.paths[kind][f"_{rule.unnamed_input}"] = _first_literal(arg)
+                rule.sources[kind][f"_{rule.unnamed_input}"] = describe(arg)
                 if literal(arg) is not None:
                     rule.plain_inputs.append(f"_{rule.unnamed_input}")
             else:
-                for i in range(_positional_outputs(arg)):
+                for path in _positional_outputs(arg):
                     rule.unnamed_output += 1
-                    rule.paths[kind][f"_{rule.unnamed_output}"] = _first_literal(arg)
+                    rule.paths[kind][f"_{rule.unnamed_output}"] = path
+                    rule.sources[kind][f"_{rule.unnamed_output}"] = ("literal", path) if path else describe(arg)
         for kw in dec.keywords:
             if kw.arg is not None:
                 (rule.named_input if kind == "input" else rule.named_output).append(kw.arg)
                 rule.paths[kind][kw.arg] = _first_literal(kw.value)
+                rule.sources[kind][kw.arg] = describe(kw.value)
                 if kind == "input" and literal(kw.value) is not None:
                     rule.plain_inputs.append(kw.arg)
                 ref = _rule_ref(kw.value)
@@ -83,6 +96,7 @@ def directive(rule: RuleSource, dec, line) -> list:
                 rule.named_output.extend(_multiext_names(arg))
                 for name, path in _multiext_paths(arg).items():
                     rule.paths["output"][name] = path
+                    rule.sources["output"][name] = ("literal", path)
     elif kind in _SINGLE and dec.args:
         setattr(rule, _SINGLE[kind], literal(dec.args[0]) or text(dec.args[0]))
     elif kind == "shellcmd" and dec.args:
@@ -91,6 +105,10 @@ def directive(rule: RuleSource, dec, line) -> list:
             rule.shell.append(command)
     elif kind == "threads" and dec.args:
         rule.threads = ast.unparse(dec.args[0])
+    elif kind == "params":
+        rule.params.extend(kw.arg for kw in dec.keywords if kw.arg)
+        rule.params_unpacked |= any(kw.arg is None for kw in dec.keywords)
+        rule.unnamed_params += len(dec.args)
     elif kind == "resources":
         rule.resources.update({kw.arg: ast.unparse(kw.value) for kw in dec.keywords if kw.arg})
     elif kind == "default_target" and dec.args:
@@ -106,11 +124,14 @@ def directive(rule: RuleSource, dec, line) -> list:
 
 
 
-def _positional_outputs(arg) -> int:
-    """How many unnamed files one positional output argument makes (multiext with names makes none)."""
+def _positional_outputs(arg) -> list[str | None]:
+    """The first literal path of each unnamed file one positional output argument makes: multiext("x", ".a",
+    ".b") makes x.a and x.b, multiext with names makes none."""
     if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == "multiext":
-        return 0 if arg.keywords else max(len(arg.args) - 1, 0)
-    return 1
+        base = literal(arg.args[0]) if arg.args else None
+        return [] if arg.keywords else [base + (literal(ext) or "") if base is not None else None
+                                        for ext in arg.args[1:]]
+    return [_first_literal(arg)]
 
 
 def _first_literal(node) -> str | None:

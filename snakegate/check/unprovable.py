@@ -1,7 +1,10 @@
 """Proof 5, what the check cannot prove, said out loud: code fetched at run time (`wrapper:`), a `conda:`
 environment whose file is not in the workflow, downloads and URLs (in shell commands, scripts, params and
-examples), absolute or hard-coded data paths in scripts and shell commands, and scripts that draw random
-numbers without seeding (`snakegate.check.randomness`): the same invocation would not give the same outputs.
+examples; downloads done by libraries in scripts, `snakegate.check.scriptscan`), absolute or hard-coded data
+paths in scripts and shell commands (and paths a script builds from the working folder: `Path.cwd()`,
+`open(f"data/{x}.csv")`), and scripts that draw random numbers without seeding (`snakegate.check.randomness`):
+the same invocation would not give the same outputs. A URL in a shell comment or a script's docstring is a
+citation, not a download, and is not reported.
 
 Each is a named finding, an error for the `curated` tier and a warning for `community`; never silence.
 Pure: the reader's facts (rules, scripts, literals) in, findings out.
@@ -70,6 +73,7 @@ def rule_findings(f: WorkflowFacts) -> list[Finding]:
                                 "the workflow folder, so what the rule runs with cannot be read",
                                 "ship the environment file (envs/<name>.yaml) next to the rules, or drop conda:", **where))
         for text in rule.shell:
+            text = shell_code(text)  # a URL in a comment is a citation, not a download
             out.extend(_text_findings(f, text, f"the shell command of rule `{rule.name}`", where, shell=True,
                                       declared=[t for k, t, _ in rule.literals if k in ("output", "log")]))
         for kind, text, line in rule.literals:
@@ -79,6 +83,23 @@ def rule_findings(f: WorkflowFacts) -> list[Finding]:
                                     "make the file an x-artifact input inside a data root", rule=rule.name,
                                     file=rule.file, line=line))
     return out
+
+
+def shell_code(text: str) -> str:
+    """A shell command without its comments: `#` at the start of a word, outside quotes, to the end of the line."""
+    lines = []
+    for line in text.splitlines():
+        quote, cut = None, len(line)
+        for i, ch in enumerate(line):
+            if quote:
+                quote = None if ch == quote and line[i - 1] != "\\" else quote
+            elif ch in "\"'":
+                quote = ch
+            elif ch == "#" and (i == 0 or line[i - 1].isspace()):
+                cut = i
+                break
+        lines.append(line[:cut])
+    return "\n".join(lines)
 
 
 def _env_shipped(f: WorkflowFacts, rule) -> bool:
@@ -124,6 +145,21 @@ def script_findings(f: WorkflowFacts) -> list[Finding]:
                                "does not exist", hint="ship the script in the workflow folder", rule=script.rule,
                                file=script.file))
             continue
+        for call, line in script.fetches:
+            out.append(_finding(f, "download", f"{script.file} downloads with `{call}`: its data comes from the "
+                                               "network, unseen by the gate and unpinned by the invocation",
+                                "give the file as an x-artifact input inside a data root and read "
+                                "snakemake.input.<name>", rule=script.rule, file=script.file, line=line))
+        hidden = [(f"takes paths from the working folder (`{call}`), which is the registry root on the registry "
+                   "path", line) for call, line in script.cwd]
+        hidden += [(f"opens `{built}`, a path built relative to the working folder", line)
+                   for built, line in script.built_paths]
+        for what, line in hidden:
+            out.append(_finding(f, "hardcoded_path", f"{script.file} {what}: a hidden input or output Snakemake does "
+                                                     "not track", "pass the file or folder in through the rule's "
+                                                     "input:/output: and use snakemake.input.<name> / "
+                                                     "snakemake.output.<name>", rule=script.rule, file=script.file,
+                                line=line))
         opened = {line: text for text, line in script.opened}
         for text, line in script.opened:
             if not URL.match(text):
@@ -140,8 +176,9 @@ def script_findings(f: WorkflowFacts) -> list[Finding]:
                                 "np.random.seed(snakemake.params.seed) / random.seed(...), or "
                                 "rng = np.random.default_rng(snakemake.params.seed)", rule=script.rule,
                                 file=script.file, line=line))
+        fetched = {line for _, line in script.fetches}
         for text, line in script.strings:
-            if line in opened and opened[line] == text:
+            if line in opened and opened[line] == text or line in fetched:
                 continue
             hits = [h for h in _string_hits(text)]
             for code, message, hint in hits:

@@ -48,6 +48,9 @@ def register(sub, epilog: str) -> None:
     _changed_options(p)
     p.add_argument("--update", action="store_true",
                    help="write this run's outputs as the expected files (review the diff before committing)")
+    p.add_argument("--profile", metavar="DIR",
+                   help="Snakemake profile folder (or $SNAKEMAKE_PROFILE), held to the allow-list of `snakegate run`; "
+                        "the workflow's own profiles/default/ is never read")
     p.set_defaults(handler=cmd_test)
 
     p = sub.add_parser(
@@ -56,7 +59,9 @@ def register(sub, epilog: str) -> None:
         description="Reads the workflow with the check's own reader (either layout, include:, modules, "
                     "config/config.yaml, a YAML config schema, sample sheets), copies its files unchanged and "
                     "writes workflow.yaml, schema.json, examples/config.yaml and a SKILL.md skeleton; prints what "
-                    "you still have to decide. An existing workflows/<id>/ is never touched.")
+                    "you still have to decide. An existing workflows/<id>/ is never touched. Exit 1 when it could "
+                    "not evaluate something it had to write (it says what, under 'draft could not know'): the "
+                    "files are written but not finished.")
     p.add_argument("path", metavar="PATH", help="the workflow's folder (holding Snakefile or workflow/Snakefile)")
     p.add_argument("--id", dest="wf_id", metavar="ID", help="workflow id (kebab-case; default: from the folder name)")
     p.set_defaults(handler=cmd_draft)
@@ -79,6 +84,11 @@ def cmd_draft(ctx) -> int:
     print("still to decide:")
     for item in result.decide:
         print(f"  - {item}")
+    if result.unsure:  # written, but not right yet: an exit 0 would let a script take it as finished
+        print("draft could not know (the draft is incomplete until you fill these in):")
+        for item in result.unsure:
+            print(f"  - {item}")
+        return ExitCode.INVALID
     return ExitCode.OK
 
 
@@ -226,7 +236,9 @@ def print_report(report, stream=None) -> None:
 
 def cmd_test(ctx) -> int:
     from snakegate.contribute.testcases import find_cases, run_case
+    from snakegate.run.profiles import checked_profile
 
+    profile = checked_profile(ctx.args.profile, None)  # refused keys stop here, before any case runs
     folders = _folders(ctx, print)
     plans = _plans(ctx)
     if not folders and not plans:
@@ -258,7 +270,7 @@ def cmd_test(ctx) -> int:
             continue
         for case in cases:
             total += 1
-            result = run_case(ctx.registry, ctx.settings, wf, case, update=ctx.args.update)
+            result = run_case(ctx.registry, ctx.settings, wf, case, update=ctx.args.update, profile=profile)
             print_case(result)
             if result.skipped:
                 skipped += 1
@@ -268,7 +280,7 @@ def cmd_test(ctx) -> int:
 
     for path in plans:  # each curated plan, run for real and compared step by step
         total += 1
-        result = run_plan(path, ctx.registry, ctx.settings, update=ctx.args.update)
+        result = run_plan(path, ctx.registry, ctx.settings, update=ctx.args.update, profile=profile)
         print_case(result)
         if result.skipped:
             skipped += 1

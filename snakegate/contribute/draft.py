@@ -29,7 +29,9 @@ from typing import Any
 from ruamel.yaml import YAML, YAMLError
 
 from snakegate.check.reading import WorkflowSource, find_snakefile, read_workflow
-from snakegate.contribute.draft_contract import TODO, contract, type_of_path
+from snakegate.contribute.config_notes import ConfigNotes, read_notes
+from snakegate.contribute.draft_contract import TODO, contract, node_at, type_of_path
+from snakegate.contribute.draft_io import Evaluator, Paths
 from snakegate.errors import ExitCode, UserError
 from snakegate.config.write import dump_config
 
@@ -40,12 +42,14 @@ COMMON = frozenset("""cat cd cp cut echo false gunzip gzip head ln ls mkdir mv p
 tr true uniq wc zcat awk grep xargs set export exec python python3 bash sh env time sleep date basename dirname
 find""".split())
 UNKNOWN = "unknown"
+LICENCE_NAMES = ("LICENSE", "LICENCE", "COPYING", "UNLICENSE")
 
 
 @dataclass
 class Draft:
     folder: Path
     decide: list[str] = field(default_factory=list)
+    unsure: list[str] = field(default_factory=list)  # what draft could not know: the draft is incomplete (exit 1)
     written: list[str] = field(default_factory=list)
 
 
@@ -69,19 +73,29 @@ def draft(path: Path, registry_root: Path, wf_id: str | None = None) -> Draft:
     result = Draft(folder=dest)
     config, config_file = _their_config(path, src)
     their_schema = _their_schema(path, src)
-    sheets = _sheets(path, src, config)
+    sheets = _sheets(path, src, config, result.decide)
 
     def exists(value: str) -> bool:
         return isinstance(value, str) and "\n" not in value and len(value) < 4096 and (path / value).is_file()
 
-    schema = contract(their_schema, config, exists, sheets)
-    manifest = _manifest(wf_id, path, src, result.decide)
+    notes = _notes(path, config_file)
+    schema = contract(their_schema, config, exists, sheets, notes)
+    manifest = _manifest(wf_id, path, src, result.decide, result.unsure)
     _copy(path, dest, result)
     _write(dest / "workflow.yaml", dump_config(manifest), result)
     _write(dest / "schema.json", canonical_pretty(schema), result)
     _write(dest / "examples" / "config.yaml", _example(wf_id, config, path, registry_root, exists), result)
     _write(dest / "SKILL.md", _skill(wf_id, schema, manifest), result)
-    _decisions(result.decide, src, schema, config_file, their_schema, sheets, manifest)
+    said = [".".join(k) for k, text in notes.descriptions.items()
+            if (node_at(schema, k) or {}).get("description") == text]
+    if said:
+        result.decide.append(f"schema.json: the descriptions of {', '.join(said)} are their config's comments; check "
+                             "each describes its param (a comment above a key may head a section instead)")
+    for key in notes.placeholders:
+        result.decide.append(f"schema.json: their {config_file} leaves `{'.'.join(key)}` as a placeholder "
+                             f"({_at(config, key)!r}), so it is no default: say what a user must give (required, "
+                             "or a real default), and put a real value in examples/config.yaml")
+    _decisions(result.decide, path, src, schema, config_file, their_schema, sheets, manifest)  # its last: check, test
     return result
 
 
@@ -107,36 +121,67 @@ def _their_config(path: Path, src: WorkflowSource) -> tuple[dict, str | None]:
     return {}, None
 
 
+def _notes(path: Path, config_file: str | None) -> ConfigNotes:
+    if config_file is None:
+        return ConfigNotes()
+    try:
+        return read_notes((path / config_file).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return ConfigNotes()
+
+
+def _at(config: Any, key: tuple) -> Any:
+    for part in key:
+        config = config.get(part) if isinstance(config, dict) else None
+    return config
+
+
 def _their_schema(path: Path, src: WorkflowSource) -> dict | None:
     for file, _line, schema in src.validations:
-        if schema and not schema.endswith("schema.json"):
+        if schema and Path(schema).name != "schema.json":  # schema.json: snakegate's own contract, not theirs
             data = _yaml((path / file).parent / schema)
             if isinstance(data, dict):
                 return data
     return None
 
 
-def _sheets(path: Path, src: WorkflowSource, config: dict) -> dict[str, tuple[dict, list[dict]]]:
-    """Config keys read as tables that a sample-sheet schema validates: key -> (row schema, rows)."""
+def _sheets(path: Path, src: WorkflowSource, config: dict,
+            decide: list[str]) -> dict[str, tuple[dict, list[dict]]]:
+    """Config keys read as tables that a sample-sheet schema validates: key -> (row schema, rows). Each sheet
+    gets its own schema (samples.schema.yaml for `samples`, units.schema.yaml for `units`), never the first
+    one found; where draft cannot tell which, it says so and declares none."""
     schemas = [(f, s) for f, _, s in src.other_validations if s]
+    keys = [k for k in dict.fromkeys(k[0] for k in src.tables if len(k) == 1)
+            if isinstance(config.get(k), str) and (path / config[k]).is_file()]
     out = {}
-    for key in dict.fromkeys(k[0] for k in src.tables if len(k) == 1):
-        value = config.get(key)
-        if not schemas or not isinstance(value, str) or not (path / value).is_file():
+    for key in keys if schemas else []:
+        chosen = _sheet_schema(key, schemas, len(keys))
+        if chosen is None:
+            decide.append(f"schema.json: `{key}` is read as a table, and the workflow validates tables with "
+                          f"{', '.join(s for _, s in schemas)}; draft cannot tell which is its: give `{key}` its "
+                          "x-sample-sheet (that schema's rows) by hand")
             continue
-        file, schema = schemas[0]
+        file, schema = chosen
         row_schema = _yaml((path / file).parent / schema)
         if not isinstance(row_schema, dict):
             continue
-        text = (path / value).read_text(encoding="utf-8", errors="replace")
-        delimiter = "\t" if "\t" in text.splitlines()[0] else ","
-        rows = list(csv.DictReader(io.StringIO(text), delimiter=delimiter))
-        out[key] = (row_schema, rows)
+        lines = (path / config[key]).read_text(encoding="utf-8", errors="replace").splitlines()
+        delimiter = "\t" if lines and "\t" in lines[0] else ","
+        out[key] = (row_schema, list(csv.DictReader(lines, delimiter=delimiter)))
     return out
 
 
-def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str]) -> dict:
-    outputs_of = {r.name: r.paths["output"] for r in src.rules}
+def _sheet_schema(key: str, schemas: list[tuple[str, str]], tables: int) -> tuple[str, str] | None:
+    """The schema that validates the table read from config[key]: the one named for it, or the only one."""
+    stem = key.lower().removesuffix("_sheet").removesuffix("s")
+    named = [(f, s) for f, s in schemas if Path(s).name.split(".")[0].lower().removesuffix("s") == stem]
+    if len(named) == 1:
+        return named[0]
+    return schemas[0] if len(schemas) == 1 and tables == 1 else None
+
+
+def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str], unsure: list[str]) -> dict:
+    ev = Evaluator(src)
     rules: dict[str, dict] = {}
     for rule in src.rules:
         if not rule.paths["output"]:
@@ -145,10 +190,13 @@ def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str]) ->
         for kind in ("input", "output"):
             types = {}
             for name, literal in rule.paths[kind].items():
-                ref = rule.refs.get(name) if kind == "input" else None
-                if ref and ref[0] in outputs_of:
-                    literal = outputs_of[ref[0]].get(ref[2])
-                types[name] = (type_of_path(literal) if literal else None) or UNKNOWN
+                found = ev.paths(rule.sources[kind][name]) if name in rule.sources[kind] else Paths()
+                first = found.paths[0] if found.paths else literal
+                types[name] = (type_of_path(first) if first else None) or UNKNOWN
+                kinds = sorted({type_of_path(p) or UNKNOWN for p in found.paths})
+                if len(kinds) > 1:  # expand(... ext=["html", "zip"]): one name, files of several types
+                    types[name] = UNKNOWN
+                    first = f"files of types {', '.join(kinds)}: split them into named {kind}s, one type each"
                 if kind == "input" and _shipped(path, literal):  # copied with the workflow, but found from the cwd
                     beside = os.path.relpath(path / literal, (path / rule.file).parent)
                     decide.append(f"{rule.file}:{rule.line}: rule `{rule.name}` names its input {name}, "
@@ -157,32 +205,72 @@ def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str]) ->
                                   f"workflow.source_path({beside!r}) (check: hidden_input)")
                 elif types[name] == UNKNOWN:
                     decide.append(f"workflow.yaml: give rules.{rule.name}.{kind}.{name} its artifact type "
-                                  f"({literal or 'a function or lookup decides the file'})")
+                                  f"({first or 'a function or lookup decides the file'})")
+            if kind == "input":
+                _unpacked(rule, ev, types, decide, unsure)
             if types:
                 io_types[kind] = types
         rules[rule.name] = io_types
-    target = next((r for r in src.rules if r.default_target), src.rules[0] if src.rules else None)
-    outputs = {}
-    # the first rule's inputs when it only collects (rule all), its own outputs when it makes them (rule hello)
-    built = (target.paths["output"] or target.paths["input"]) if target else {}
-    for name, literal in built.items():
-        if not literal:
-            continue
-        out_name = name if not name.startswith("_") else slug(Path(literal).name.split(".")[0]).replace("-", "_")
-        if out_name in outputs:  # results/summary.csv and results/summary.png: keep both, named apart
-            out_name = slug(Path(literal).name).replace("-", "_")
-        outputs[out_name] = {"path": literal, "type": type_of_path(literal) or UNKNOWN,
-                             "description": f"{TODO} what {Path(literal).name} holds"}
-        if "{" in literal:
-            decide.append(f"workflow.yaml: outputs.{out_name}.path {literal} has wildcards; make each a {{param}} "
-                          "placeholder (e.g. {samples}) that the params expand")
     title = _title(path) or wf_id.replace("-", " ").capitalize()
     return {"id": wf_id, "version": "0.1.0", "title": title,
             "description": f"{TODO} (drafted from {path.name} by snakegate draft)", "tags": [],
             "maintainers": [{"name": "TODO: your name"}], "trust": "community",
             "tools": [{"name": n, "version_command": [n, "--version"], "install": f"TODO: how to install {n}"}
                       for n in _tools(src)],
-            "rules": rules, "outputs": outputs}
+            "rules": rules, "outputs": _outputs(src, ev, decide, unsure)}
+
+
+def _unpacked(rule, ev: Evaluator, types: dict, decide: list[str], unsure: list[str]) -> None:
+    """Inputs named by unpack(f): typed by the names f returns, never by a position they do not have."""
+    for desc in rule.unpacked:
+        names = ev.unpack_names(desc)
+        if names is None:
+            unsure.append(f"{rule.file}:{rule.line}: rule `{rule.name}` takes inputs from unpack({desc[1]}), whose "
+                          f"names draft cannot read (it returns no dict literal): list them under "
+                          f"rules.{rule.name}.input in workflow.yaml, each with its artifact type")
+            continue
+        for name, found in names.items():
+            types[name] = (type_of_path(found.paths[0]) if found.paths else None) or UNKNOWN
+            if types[name] == UNKNOWN:
+                decide.append(f"workflow.yaml: give rules.{rule.name}.input.{name} its artifact type "
+                              f"(unpack({desc[1]}) gives {found.paths[0] if found.paths else 'a computed file'})")
+
+
+def _outputs(src: WorkflowSource, ev: Evaluator, decide: list[str], unsure: list[str]) -> dict:
+    """What the default target asks for, evaluated: the first rule's inputs when it only collects (rule all),
+    its own outputs when it makes them (rule hello)."""
+    target = next((r for r in src.rules if r.default_target), src.rules[0] if src.rules else None)
+    if target is None:
+        unsure.append("workflow.yaml: the workflow has no rule, so no output; declare its outputs by hand")
+        return {}
+    kind = "output" if target.paths["output"] else "input"
+    outputs: dict[str, dict] = {}
+    for name, desc in list(target.sources[kind].items()) + [("_", ("unpack", d)) for d in target.unpacked]:
+        found = ev.paths(desc)
+        if found.unknown:
+            unsure.append(f"workflow.yaml: the default target, rule `{target.name}`, asks for "
+                          f"{'; '.join(found.unknown)}: draft cannot evaluate it, so outputs lists only the paths "
+                          "it could read; declare the rest under outputs, each with its path and type")
+        for literal in found.paths:
+            out_name = name if not name.startswith("_") and len(found.paths) == 1 else \
+                slug(Path(literal).name.split(".")[0]).replace("-", "_")
+            if out_name in outputs:  # results/summary.csv and results/summary.png: keep both, named apart
+                out_name = slug(Path(literal).name).replace("-", "_")
+            outputs[out_name] = {"path": literal, "type": type_of_path(literal) or UNKNOWN,
+                                 "description": f"{TODO} what {Path(literal).name} holds"}
+            for wildcard, pattern in found.globbed.items():
+                if "{" + wildcard + "}" in literal:
+                    decide.append(f"workflow.yaml: outputs.{out_name}.path {literal}: {{{wildcard}}} takes its values "
+                                  f"from the glob of `{pattern}` in the working folder, which no param names; make "
+                                  f"`{wildcard}` a param (a list, or a mapping name -> file) and expand over it")
+            if "{" in literal and not any("{" + w + "}" in literal for w in found.globbed):
+                decide.append(f"workflow.yaml: outputs.{out_name}.path {literal} has wildcards; make each a {{param}} "
+                              "placeholder (e.g. {samples}) that the params expand")
+        for wildcard, source in found.listed.items():
+            decide.append(f"workflow.yaml: outputs from rule `{target.name}` were enumerated over `{wildcard}` from "
+                          f"{source} in the Snakefile; if a user should choose them, make it a param and the outputs "
+                          f"one pattern with {{{wildcard}}}")
+    return outputs
 
 
 def _shipped(path: Path, literal: str | None) -> bool:
@@ -257,8 +345,13 @@ def _skill(wf_id: str, schema: dict, manifest: dict) -> str:
     return "\n".join(lines)
 
 
-def _decisions(decide: list[str], src: WorkflowSource, schema: dict, config_file, their_schema, sheets, manifest):
+def _decisions(decide: list[str], path: Path, src: WorkflowSource, schema: dict, config_file, their_schema, sheets,
+               manifest):
     decide.insert(0, "workflow.yaml: title, description, tags, maintainers and trust (drafted as community)")
+    if not any(p.is_file() and p.name.upper().startswith(LICENCE_NAMES) for p in Path(path).iterdir()):
+        decide.insert(1, f"licence: {Path(path).name}/ holds no LICENSE (or COPYING) file, so nothing says the "
+                         "registry may copy and share this code: find the licence its authors chose and add its "
+                         "file to the workflow folder (or ask them for one) before contributing")
     todo = [name for name, sub in (schema.get("properties") or {}).items() if TODO in str(sub.get("description"))]
     if todo:
         decide.append(f"schema.json: describe {', '.join(todo)} (units, ranges, what the default means)")

@@ -5,6 +5,9 @@
   lists properties, defaults filled from their config.yaml (nested ones too), a stub description where one
   is missing.
 - Without a schema, one is inferred from the config's values (type, default).
+- Their config.yaml's comments (snakegate.contribute.config_notes): a key's comment is its description where
+  their schema has none; a commented-out key is declared as an optional param (its value an example, not
+  a default); a placeholder value (`TODO`, `<path/to/file>`) is no default.
 - A value that names an existing file of the workflow becomes an `x-artifact` of the type its extension
   says; a mapping whose values all do becomes a free-keyed mapping of artifacts; a table a sample-sheet
   schema validates gets `x-sample-sheet`, with `x-artifact` on the columns whose cells name files.
@@ -13,7 +16,10 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any, Callable
+
+from snakegate.contribute.config_notes import ConfigNotes
 
 from snakegate.metaschemas import artifact_types
 
@@ -79,12 +85,15 @@ def tighten(schema: dict, config: dict | None, name: str = "") -> dict:
 
 
 def contract(their_schema: dict | None, config: dict, exists: Callable[[str], bool],
-             sheets: dict[str, tuple[dict, list[dict]]]) -> dict:
+             sheets: dict[str, tuple[dict, list[dict]]], notes: ConfigNotes | None = None) -> dict:
     """The drafted schema.json. `exists(value)` says whether a config string names a file of the workflow;
-    `sheets` maps a config key to (its sample-sheet row schema, the sheet's rows) for tables read as sheets."""
+    `sheets` maps a config key to (its sample-sheet row schema, the sheet's rows) for tables read as sheets;
+    `notes` is what their config.yaml's comments say (snakegate.contribute.config_notes)."""
     base = tighten(their_schema, config) if their_schema else {"type": "object", "properties": {
         k: infer(v, k) for k, v in config.items()}, "additionalProperties": False}
     props = base.setdefault("properties", {})
+    if notes is not None:
+        _apply_notes(base, notes)
     required = [r for r in base.get("required", []) if r in props]
     for key, sub in props.items():
         _artifacts(sub, config.get(key), exists)
@@ -98,6 +107,41 @@ def contract(their_schema: dict | None, config: dict, exists: Callable[[str], bo
         _nested_default(sub)
     return {"$schema": SCHEMA_URI, "type": "object", "additionalProperties": False,
             "required": list(dict.fromkeys(required)), "properties": props}
+
+
+def node_at(schema: dict, path: tuple) -> dict | None:
+    """The subschema at a key path through `properties` (None where the path leaves the declared objects)."""
+    node = schema
+    for key in path:
+        props = node.get("properties") if isinstance(node, dict) else None
+        if not isinstance(props, dict) or key not in props:
+            return None
+        node = props[key]
+    return node
+
+
+def _apply_notes(schema: dict, notes: ConfigNotes) -> None:
+    """Comments become descriptions (never over theirs), commented-out keys optional params, placeholders no
+    default (a default of `TODO` would be a silent wrong value)."""
+    for path, said in notes.descriptions.items():
+        node = node_at(schema, path)
+        if node is not None and str(node.get("description", TODO)).startswith(TODO):
+            node["description"] = said
+    for path, example in notes.commented.items():
+        parent = node_at(schema, path[:-1])
+        if parent is None or not isinstance(parent.get("properties"), dict) or path[-1] in parent["properties"]:
+            continue
+        sub = {k: v for k, v in infer(example, path[-1]).items() if k != "default"}
+        sub.pop("properties", None)
+        sub["description"] = notes.descriptions.get(path) or \
+            f"{TODO} `{path[-1]}` (commented out in their config, e.g. {json.dumps(example)})"
+        if example is not None:
+            sub["examples"] = [copy.deepcopy(example)]
+        parent["properties"][path[-1]] = sub
+    for path in notes.placeholders:
+        node = node_at(schema, path)
+        if node is not None:
+            node.pop("default", None)
 
 
 def _nested_default(sub: dict) -> None:

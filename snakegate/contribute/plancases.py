@@ -5,7 +5,7 @@ gates it whole (every step's contract and data, every reference against the decl
 composed DAG; a missing external tool is the check's warning, as for a workflow). `run_plan` runs it
 for real into a temporary runs folder (snakegate.run.runner, exactly as `snakegate run` does) and compares
 every step's declared outputs with plans/<id>/expected/steps/<step>/<path>, each as its workflow's
-`test.compare` says (snakegate.contribute.testcases.compare_output). Then the run's verdict (every step's
+`test.compare` says (snakegate.contribute.compare.compare_output). Then the run's verdict (every step's
 `evaluate:` checks, named `<step>.<check>`, as run.json records it) must be what plans/<id>/verdict.yaml
 expects — the same file a workflow's test case has (`verdict: pass|fail|unknown`, optionally
 `checks: {<step>.<check>: pass|fail|unknown}`); without the file, a plan whose steps declare checks is
@@ -21,7 +21,8 @@ import tempfile
 from pathlib import Path
 
 from snakegate.config.read import read_run_config
-from snakegate.contribute.testcases import (VERDICT_FILE, CaseResult, OutputResult, compare_output, compare_verdict,
+from snakegate.contribute.compare import compare_output
+from snakegate.contribute.testcases import (VERDICT_FILE, CaseResult, OutputResult, compare_verdict,
                                             read_expected_verdict)
 from snakegate.gate.tools import only_tools_missing
 from snakegate.models import GateError
@@ -59,8 +60,9 @@ def check_plan(path: Path, registry, settings) -> list[GateError]:
     return gate_plan(registry, data, settings, check_tools=False).errors
 
 
-def run_plan(path: Path, registry, settings, *, update: bool = False) -> CaseResult:
-    """Run a curated plan for real and compare every step's declared outputs with its expected files."""
+def run_plan(path: Path, registry, settings, *, update: bool = False, profile: str | None = None) -> CaseResult:
+    """Run a curated plan for real and compare every step's declared outputs with its expected files; `profile`
+    (checked by snakegate.run.profiles) reaches the run as under `snakegate run`."""
     from snakegate.plan.prove import gate_plan
     from snakegate.run import runner
 
@@ -84,7 +86,7 @@ def run_plan(path: Path, registry, settings, *, update: bool = False) -> CaseRes
         os.environ["SNAKEGATE_RUNS"] = str(local.runs_dir)
         try:
             outcome = runner.execute(registry, local, {k: v for k, v in data.items() if k != "run_id"},
-                                     runner.RunOptions(cores=2))
+                                     runner.RunOptions(cores=2, profile=profile))
         except runner.GateRejected as exc:
             result.gate_errors = list(exc.result.errors)
             return result

@@ -2,8 +2,11 @@
 
 Each `workflows/<id>/test/<case>/config.yaml` is a run config. It is gated
 (with `workflows/<id>/test` added to the data roots), then the workflow's
-Snakefile runs standalone with real Snakemake in a temporary folder, and each
-output declared in workflow.yaml (patterns expanded from the params) is
+Snakefile runs standalone with real Snakemake in a temporary folder, started as
+`snakegate run` starts it (no workflow profile; a `--profile` only after the
+same allow-list, snakegate.run.profiles), and each output declared in
+workflow.yaml (patterns expanded from the params; only the case's
+`test.targets` when it names some, and Snakemake is asked for those alone) is
 compared with `test/<case>/expected/<path>`: byte-identical by default, or as
 `test.compare.<output>` says — lines matching `ignore_lines` left out, numbers
 in JSON/CSV/TSV within `tolerance`, or `exists` (not empty) for human-facing
@@ -19,26 +22,23 @@ fails the registry's CI. A sample sheet's relative paths, which the gate
 resolved against the registry root, reach the run as absolute ones (snakegate.gate.sheet_paths). Files the run writes
 beside its inputs (a `.fai` next to a reference) are reported, and the ones it
 created are removed again; the workflow's content hash never covers test/.
-The comparison functions are pure; running Snakemake and reading files happen
+The comparisons are pure (snakegate.contribute.compare); running Snakemake and reading files happen
 in `run_case`. Nothing is written into the workflow folder unless
 `update=True` (which rewrites the expected files from this run).
 """
 
 from __future__ import annotations
 
-import difflib
 import json
-import math
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
 
+from snakegate.contribute.compare import Status, compare_output
 from snakegate.models import GateError
 from snakegate.contract.outputs import (
     PatternError, column_difference, declared_columns, expand, expand_outputs, missing_keys, param_schema,
@@ -49,8 +49,6 @@ from snakegate.config.write import dump_config
 from snakegate.gate.sheet_paths import with_absolute_paths
 from snakegate.gate.tools import only_tools_missing
 
-Status = Literal["identical", "differs", "missing", "no expected file",
-                 "as declared", "not as declared", "not proven", "as expected", "not as expected"]
 # A declaration that could not be held against the files (an input's header is unknown) is said, not failed.
 PASSING = ("identical", "as declared", "not proven", "as expected")
 VERDICT_FILE = "verdict.yaml"  # test/<case>/verdict.yaml: the verdict the case's run must get
@@ -58,7 +56,6 @@ VERDICT_FILE = "verdict.yaml"  # test/<case>/verdict.yaml: the verdict the case'
 DETERMINISTIC_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
                      "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg"}
 LOG_TAIL_LINES = 30
-DIFF_LINES = 20
 
 
 @dataclass
@@ -92,72 +89,6 @@ def find_cases(folder: Path) -> list[Path]:
     return sorted(p.parent for p in (folder / "test").glob("*/config.yaml"))
 
 
-# -- pure comparison ---------------------------------------------------------------------------
-
-
-def compare_bytes(actual: bytes, expected: bytes, tolerance: float | None = None) -> tuple[Status, str | None]:
-    """(status, detail) for one output; `tolerance` compares numbers inside JSON."""
-    if actual == expected:
-        return "identical", None
-    if tolerance is not None:
-        try:
-            a, e = json.loads(actual), json.loads(expected)
-        except (ValueError, UnicodeDecodeError):
-            pass
-        else:
-            where = json_difference(a, e, tolerance)
-            if where is None:
-                return "identical", f"equal within tolerance {tolerance:g}"
-            return "differs", f"beyond tolerance {tolerance:g} at {where}"
-    try:
-        a_text, e_text = actual.decode("utf-8"), expected.decode("utf-8")
-    except UnicodeDecodeError:
-        first = next((i for i, (x, y) in enumerate(zip(actual, expected)) if x != y), min(len(actual), len(expected)))
-        return "differs", (f"binary files differ: {len(actual)} bytes vs {len(expected)} expected, "
-                           f"first difference at byte {first}")
-    return "differs", text_diff(a_text, e_text)
-
-
-def text_diff(actual: str, expected: str, limit: int = DIFF_LINES) -> str:
-    lines = list(difflib.unified_diff(expected.splitlines(), actual.splitlines(), "expected", "actual", lineterm="", n=1))
-    if len(lines) > limit:
-        lines = lines[:limit] + [f"... ({len(lines) - limit} more diff lines)"]
-    return "\n".join(lines) or "the files differ only in line endings or a trailing newline"
-
-
-def json_difference(actual: Any, expected: Any, tol: float, path: str = "$") -> str | None:
-    """Where two JSON values differ beyond `tol` on numbers (None when they agree)."""
-    if _is_number(actual) and _is_number(expected):
-        if math.isnan(actual) and math.isnan(expected):
-            return None
-        if actual == expected or abs(actual - expected) <= tol:
-            return None
-        return f"{path}: {actual!r} vs expected {expected!r}"
-    if type(actual) is not type(expected):
-        return f"{path}: {type(actual).__name__} vs expected {type(expected).__name__}"
-    if isinstance(actual, dict):
-        if set(actual) != set(expected):
-            return f"{path}: keys {sorted(set(actual) ^ set(expected))} differ"
-        for key in sorted(actual):
-            where = json_difference(actual[key], expected[key], tol, f"{path}.{key}")
-            if where:
-                return where
-        return None
-    if isinstance(actual, list):
-        if len(actual) != len(expected):
-            return f"{path}: {len(actual)} items vs expected {len(expected)}"
-        for i, (x, y) in enumerate(zip(actual, expected)):
-            where = json_difference(x, y, tol, f"{path}[{i}]")
-            if where:
-                return where
-        return None
-    return None if actual == expected else f"{path}: {actual!r} vs expected {expected!r}"
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 def log_tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
@@ -165,8 +96,10 @@ def log_tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
 # -- the edge: gate, run, read -----------------------------------------------------------------
 
 
-def run_case(registry, settings, wf, case_dir: Path, *, update: bool = False) -> CaseResult:
-    """Gate test/<case>/config.yaml, run the workflow standalone, compare the declared outputs."""
+def run_case(registry, settings, wf, case_dir: Path, *, update: bool = False,
+             profile: str | None = None) -> CaseResult:
+    """Gate test/<case>/config.yaml, run the workflow standalone, compare the declared outputs (only the case's
+    `test.targets` when it names some). `profile` is a profile file that passed snakegate.run.profiles."""
     from snakegate.gate.prove import gate
 
     result = CaseResult(workflow=wf.id, case=case_dir.name)
@@ -196,17 +129,21 @@ def run_case(registry, settings, wf, case_dir: Path, *, update: bool = False) ->
         params.write_text(dump_config(run_params), encoding="utf-8")
         workdir = tmp / "work"
         workdir.mkdir()
+        chosen = wf.manifest.test.targets.get(case_dir.name)
+        outputs = {n: d for n, d in wf.manifest.outputs.items() if chosen is None or n in chosen}
+        targets = [path for _, path, _ in expand_outputs(outputs, verdict.resolved_params, wf.schema)] if chosen \
+            else []
         proc = subprocess.run(
             [sys.executable, "-m", "snakemake", "-s", str(wf.snakefile.resolve()), "--configfile", str(params),
-             "-d", str(workdir), "--cores", "1", "--nolock"],
+             "-d", str(workdir), *snakemake_options(profile), *targets],
             capture_output=True, text=True, cwd=tmp, env={**os.environ, **DETERMINISTIC_ENV})
         if proc.returncode != 0:
             result.run_failed = log_tail(proc.stdout + "\n" + proc.stderr) + _job_logs(workdir)
             result.beside_inputs = _restore(beside, _snapshot(beside))
             return result
-        for name, path, type_name in expand_outputs(wf.manifest.outputs, verdict.resolved_params, wf.schema):
+        for name, path, type_name in expand_outputs(outputs, verdict.resolved_params, wf.schema):
             result.outputs.append(_compare_output(wf, case_dir, workdir, name, path, type_name, update, result))
-        result.outputs += hold_declarations(wf, workdir, verdict.resolved_params, settings.registry_root)
+        result.outputs += hold_declarations(wf, workdir, verdict.resolved_params, settings.registry_root, outputs)
         result.outputs += judge_case(wf, case_dir, workdir, verdict.resolved_params)
     result.beside_inputs = _restore(beside, _snapshot(beside))
     return result
@@ -237,14 +174,22 @@ def _compare_output(wf, case_dir: Path, workdir: Path, name: str, path: str, typ
     return OutputResult(name, path, status, detail)
 
 
-def hold_declarations(wf, workdir: Path, params: dict, registry_root: Path) -> list[OutputResult]:
+def snakemake_options(profile: str | None) -> list[str]:
+    """As `snakegate run` starts Snakemake: no workflow profile (profiles/default/ beside the Snakefile would
+    otherwise be read unchecked), a profile only as checked; one core, no directory lock (a fresh folder)."""
+    return ["--cores", "1", "--nolock", "--workflow-profile", "none", *(["--profile", profile] if profile else [])]
+
+
+def hold_declarations(wf, workdir: Path, params: dict, registry_root: Path, outputs: dict | None = None
+                      ) -> list[OutputResult]:
     """Each output's declaration (`columns`, `keys`, `when`) held against the files this run wrote: one result
-    per declared output path, "as declared" or "not as declared" naming what differs."""
+    per declared output path (of `outputs`, every declared one by default), "as declared" or "not as
+    declared" naming what differs."""
     def header_of(param: str) -> list[str] | None:
         return input_header(wf.schema, params, param, registry_root)
 
     out = []
-    for name, decl in wf.manifest.outputs.items():
+    for name, decl in (wf.manifest.outputs if outputs is None else outputs).items():
         if decl.columns is None and decl.keys is None and decl.when is None:
             continue
         produced = produced_when(decl, params)
@@ -380,59 +325,6 @@ def input_header(schema: dict, params: dict, param: str, registry_root: Path) ->
         return None
     path = Path(value) if Path(value).is_absolute() else registry_root / value
     return artifacts.header(path, kind) if path.is_file() else None
-
-
-def compare_output(actual: bytes, expected: bytes, type_name: str, tolerance: float | None = None,
-                   ignore_lines: list[str] = ()) -> tuple[Status, str | None]:
-    """(status, detail) for one declared output: lines matching `ignore_lines` left out on both sides, then
-    JSON within `tolerance`, a CSV/TSV table cell by cell within `tolerance`, or byte for byte (pure)."""
-    if ignore_lines:
-        patterns = [re.compile(p) for p in ignore_lines]
-        try:
-            actual, expected = (b"\n".join(l for l in data.split(b"\n")
-                                           if not any(p.search(l.decode("utf-8", "replace")) for p in patterns))
-                                for data in (actual, expected))
-        except re.error as exc:  # the manifest schema checks the regexes; never crash on one
-            return "differs", f"ignore_lines has a bad regular expression ({exc})"
-    if tolerance is not None and _delimiter(type_name) and actual != expected:
-        where = table_difference(actual, expected, tolerance, _delimiter(type_name))
-        if where is None:
-            return "identical", f"equal within tolerance {tolerance:g}"
-        return "differs", f"beyond tolerance {tolerance:g} at {where}"
-    status, detail = compare_bytes(actual, expected, tolerance)
-    if status == "identical" and ignore_lines and detail is None:
-        detail = "identical apart from the ignored lines"
-    return status, detail
-
-
-def _delimiter(type_name: str) -> str | None:
-    from snakegate.contract import artifacts
-
-    return artifacts.delimiter(type_name) if artifacts.is_table(type_name) else None
-
-
-def table_difference(actual: bytes, expected: bytes, tol: float, delimiter: str) -> str | None:
-    """Where two delimited tables differ (numbers within `tol`, other cells exactly), or None (pure)."""
-    import csv
-    import io
-
-    rows_a = list(csv.reader(io.StringIO(actual.decode("utf-8", "replace")), delimiter=delimiter))
-    rows_e = list(csv.reader(io.StringIO(expected.decode("utf-8", "replace")), delimiter=delimiter))
-    if len(rows_a) != len(rows_e):
-        return f"{len(rows_a)} rows vs expected {len(rows_e)}"
-    for i, (ra, re_) in enumerate(zip(rows_a, rows_e), start=1):
-        if len(ra) != len(re_):
-            return f"line {i}: {len(ra)} fields vs expected {len(re_)}"
-        for j, (a, e) in enumerate(zip(ra, re_)):
-            if a == e:
-                continue
-            try:
-                fa, fe = float(a), float(e)
-            except ValueError:
-                return f"line {i}, field {j + 1}: {a!r} vs expected {e!r}"
-            if not (math.isclose(fa, fe, rel_tol=0, abs_tol=tol) or (math.isnan(fa) and math.isnan(fe))):
-                return f"line {i}, field {j + 1}: {a} vs expected {e}"
-    return None
 
 
 def _input_folders(schema: dict, params: dict) -> list[Path]:

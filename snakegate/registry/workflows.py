@@ -55,6 +55,14 @@ def manifest_problems(data, folder_name: str) -> list[str]:
     repeated = sorted({n for n in names if isinstance(n, str) and names.count(n) > 1})
     if repeated:
         problems.append(f"tools: {', '.join(repeated)} declared more than once")
+    outputs = data.get("outputs") if isinstance(data.get("outputs"), dict) else {}
+    test = data.get("test") if isinstance(data.get("test"), dict) else {}
+    targets = test.get("targets") if isinstance(test.get("targets"), dict) else {}
+    for case, names in targets.items():
+        for name in names if isinstance(names, list) else []:
+            if isinstance(name, str) and name not in outputs:
+                problems.append(f"test.targets.{case}: `{name}` is not a declared output of the workflow (its "
+                                f"outputs: {', '.join(outputs) or 'none'})")
     if isinstance(data.get("id"), str) and data["id"] != folder_name:
         problems.append(f"id: {data['id']!r} must equal the folder name {folder_name!r}")
     return problems

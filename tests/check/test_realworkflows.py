@@ -251,16 +251,19 @@ def test_snakegate_draft_turns_a_real_workflow_folder_into_a_contribution(tmp_pa
     schema = json.loads((folder / "schema.json").read_text())
     for where, node in _objects(schema):
         assert node["additionalProperties"] is False, where
-    assert all(sub["description"] == f"TODO: describe `{key}`" for key, sub in schema["properties"].items())
+    # their config's comments above each key became its description, named for review
+    assert {key: sub["description"] for key, sub in schema["properties"].items()} == {
+        "samples": "Data generation parameters", "generate_data": "Rule params", "report": "Report params"}
     their = yaml.safe_load((upstream / "config" / "config.yaml").read_text())
     example = yaml.safe_load((folder / "examples" / "config.yaml").read_text())
     assert example["workflow"] == "basic"
     assert example["params"]["samples"] == their["samples"] and example["params"]["generate_data"] == {"n": 100}
     skill = (folder / "SKILL.md").read_text()
     assert skill.startswith("# Basic Snakemake Workflow (basic)\n") and "## Parameters" in skill and "## When the gate refuses" in skill
-    assert "- `samples`: TODO: describe `samples`" in skill and "- `generate_data`:" in skill
+    assert "- `samples`: Data generation parameters" in skill and "- `generate_data`:" in skill
     decide = out.split("still to decide:\n", 1)[1]
-    assert "  - schema.json: describe samples, generate_data, report (units, ranges, what the default means)\n" in decide
+    assert ("  - schema.json: the descriptions of samples, generate_data, report, report.toc are their config's "
+            "comments; check each describes its param") in decide
     assert ("  - workflow.yaml: outputs.sample.path results/plots/{sample}.png has wildcards; make each a {param} "
             "placeholder") in decide
     assert "`snakegate check basic` and `snakegate test basic`" in decide

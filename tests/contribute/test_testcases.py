@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from snakegate.contribute.testcases import compare_bytes, compare_output, json_difference, text_diff
+from snakegate.contribute.compare import compare_bytes, compare_output, json_difference, text_diff
 
 
 def test_tabular_profile_tests_pass(curated_test_run):
