@@ -22,7 +22,7 @@ ROOT = REPO
 IGNORE = shutil.ignore_patterns("__pycache__", ".snakemake", "*.pyc")
 TABULAR = ROOT / "workflows" / "tabular-profile"
 TABULAR_SCHEMA = json.loads((TABULAR / "schema.json").read_text())
-TABULAR_VERSION = re.search(r"^version:\s*(\S+)", (TABULAR / "workflow.yaml").read_text(), re.M).group(1)
+TABULAR_VERSION = re.search(r"^version:\s*(\S+)", (TABULAR / "workflow.yaml").read_text(), re.MULTILINE).group(1)
 
 
 def git(root: Path, *args) -> str:
@@ -62,16 +62,16 @@ def clean_env(**extra: str) -> dict:
     return env
 
 
-def snakegate(root: Path, *args, timeout: float = 600) -> subprocess.CompletedProcess:
+def snakegate(root: Path, *args, timeout: float = 600, **env: str) -> subprocess.CompletedProcess:
     """The console command, run as a user would from the registry root; never a traceback.
 
     A command that only reads runs in this process (inprocess_cli.py says why and which); the others in a
-    process of their own."""
+    process of their own. Keyword arguments are environment variables (COLUMNS="80")."""
     if read_only(args):
-        proc = run_cli(args, cwd=root, env=clean_env(), timeout=timeout)
+        proc = run_cli(args, cwd=root, env=clean_env(**env), timeout=timeout)
         assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
         return proc
-    proc = subprocess.run([sys.executable, "-m", "snakegate.cli", *map(str, args)], cwd=root, env=clean_env(),
+    proc = subprocess.run([sys.executable, "-m", "snakegate.cli", *map(str, args)], cwd=root, env=clean_env(**env),
                           capture_output=True, text=True, timeout=timeout)
     assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
     return proc

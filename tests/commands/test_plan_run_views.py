@@ -11,9 +11,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from plan_runs import PLAN_LABEL, PLAN_SECRET
-from registry_copies import clean_env, snakegate
+from registry_copies import snakegate
 
 COLUMNS = 80
 
@@ -21,13 +20,8 @@ COLUMNS = 80
 @pytest.fixture
 def sg(plan_registry):
     """`snakegate ARGS` in the plan registry, as a person runs it in an 80-column terminal."""
-    import subprocess
-    import sys
-
     def run(*args):
-        proc = subprocess.run([sys.executable, "-m", "snakegate.cli", *map(str, args)], cwd=plan_registry,
-                              env=clean_env(COLUMNS=str(COLUMNS)), capture_output=True, text=True, timeout=600)
-        assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
+        proc = snakegate(plan_registry, *args, COLUMNS=str(COLUMNS))
         assert proc.returncode == 0, proc.stdout + proc.stderr
         if "--json" not in args:
             assert max(len(line) for line in proc.stdout.splitlines()) <= COLUMNS, proc.stdout

@@ -10,17 +10,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
-from registry_copies import clean_env
+from registry_copies import snakegate
 from verdict_runs import scored_config, scored_registry
 
 
 def sg80(root, *args) -> subprocess.CompletedProcess:
-    proc = subprocess.run([sys.executable, "-m", "snakegate.cli", *map(str, args)], cwd=root,
-                          env=clean_env(COLUMNS="80"), capture_output=True, text=True, timeout=600)
-    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
-    return proc
+    return snakegate(root, *args, COLUMNS="80")
 
 
 def row_of(out: str, run_id: str) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from inprocess_cli import read_only, run_cli
 from run_faults import (
     PYTHON, alive, env_for, fault_registry, files_under, fill, finished_jobs, kill_group, processes_in, prov_jobs,
     record_of, run_dirs, start_plain_snakemake, start_snakegate_run, wait_for, write_config,
@@ -28,6 +29,10 @@ def registry(tmp_path) -> Path:
 
 
 def sg(root: Path, *args, env=None) -> subprocess.CompletedProcess:
+    if read_only(args):  # in-process: inprocess_cli.py says why
+        proc = run_cli(args, cwd=root, env=env or env_for(root), timeout=300)
+        assert not own_traceback(proc.stdout + proc.stderr), proc.stderr
+        return proc
     proc = subprocess.run([PYTHON, "-m", "snakegate.cli", *map(str, args)], cwd=root, env=env or env_for(root),
                           capture_output=True, text=True, timeout=300)
     assert not own_traceback(proc.stdout + proc.stderr), proc.stderr

@@ -9,17 +9,12 @@ import os
 import zipfile
 
 from prov_runs import SECRET
-from registry_copies import clean_env, snakegate
+from registry_copies import snakegate
 
 
 def sg80(root, *args):
     """The console command at COLUMNS=80, as a person at a narrow terminal runs it."""
-    import subprocess
-    import sys
-    proc = subprocess.run([sys.executable, "-m", "snakegate.cli", *map(str, args)], cwd=root,
-                          env=clean_env(COLUMNS="80"), capture_output=True, text=True, timeout=600)
-    assert "Traceback" not in proc.stdout + proc.stderr, proc.stderr
-    return proc
+    return snakegate(root, *args, COLUMNS="80")
 
 
 def test_show_run_says_a_chat_run_came_from_the_chat_and_who_approved_it(prov_registry, chat_run):
