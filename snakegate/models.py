@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 ErrorCode = Literal[
     "unknown_workflow", "version_mismatch", "invalid_yaml", "required", "type", "range", "enum",
     "pattern", "unknown_param", "path_outside_roots", "not_found", "format", "column_missing", "dag",
-    "invocation_mismatch", "preflight", "tool_missing", "sample_sheet", "secret_key",
+    "invocation_mismatch", "preflight", "tool_missing", "package_missing", "sample_sheet", "secret_key",
     # hostile run-config files and shapes (snakegate.config.read, snakegate.config.shape)
     "yte_config", "python_tag", "duplicate_key", "yaml_bomb", "too_deep", "too_large",
     # what runs is what was gated (snakegate.run.entry, snakegate.run.pinning)
@@ -145,6 +145,20 @@ class Tool(BaseModel):
     install: str
 
 
+class PythonPackage(BaseModel):
+    """A Python package a workflow's Snakefile imports while Snakemake parses it (workflow.yaml
+    `python_packages:`): `name` as an installer knows it, `module` the name imported (default: `name`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    module: str | None = None
+    install: str
+
+    @property
+    def import_name(self) -> str:
+        return self.module or self.name
+
+
 class Manifest(BaseModel):
     """workflows/<id>/workflow.yaml, after it passed snakegate/schemas/workflow.schema.json."""
 
@@ -157,6 +171,7 @@ class Manifest(BaseModel):
     maintainers: list[Maintainer]
     trust: Literal["curated", "community"]
     tools: list[Tool] = Field(default_factory=list)
+    python_packages: list[PythonPackage] = Field(default_factory=list)
     rules: dict[str, RuleIO] = Field(default_factory=dict)
     outputs: dict[str, DeclaredOutput]
     evaluate: dict[str, Check] = Field(default_factory=dict)

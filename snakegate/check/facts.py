@@ -67,6 +67,8 @@ class WorkflowFacts:
     lints: list[dict] = field(default_factory=list)  # {rule, file, line, title, body}
     format_diffs: list[dict] = field(default_factory=list)  # {file, line, changed, excerpt}
     missing_tools: list[dict] = field(default_factory=list)  # {name, install} of declared tools not on PATH
+    missing_packages: list[dict] = field(default_factory=list)  # {name, module, install} declared, not importable
+    unimportable: list[tuple[str, str, int | None]] = field(default_factory=list)  # undeclared imports not found here
     existing_files: set[str] = field(default_factory=set)  # registry-relative files of the workflow folder
     configfile_keys: dict[str, list[str]] = field(default_factory=dict)  # a `configfile:` it ships -> top keys
     preflight_source: str | None = None  # text of workflows/<id>/preflight.py, when it ships one

@@ -15,6 +15,7 @@ import re
 import shutil
 import sys
 from pathlib import Path
+from snakegate.check import packages
 from snakegate.check.facts import ExampleFacts, WorkflowFacts
 from snakegate.check.hygiene import IGNORED_LINTS
 from snakegate.check.reading import SnakefileSyntaxError, find_snakefile, read_workflow
@@ -40,7 +41,7 @@ def gather(folder: Path, registry, settings, *, hygiene: bool = True) -> Workflo
     steps = [
         (_gather_manifest, "manifest_invalid"), (_gather_schema, "schema_invalid"),
         (_gather_source, "undeclared_config_key"), (_gather_examples, "example_invalid"),
-        (_gather_preflight, "preflight_invalid"),
+        (_gather_preflight, "preflight_invalid"), (_gather_packages, packages.CODE),
     ]
     if hygiene:
         steps += [(_gather_lint, "lint"), (_gather_tools, "tool_missing")]  # format: batched, see gather_format
@@ -57,7 +58,7 @@ _STEP_WORDS = {
     "_gather_manifest": "read workflow.yaml", "_gather_schema": "read schema.json",
     "_gather_source": "read the Snakefile, its includes, modules and scripts",
     "_gather_examples": "gate the examples and build their DAGs", "_gather_lint": "lint the Snakefile",
-    "_gather_tools": "look up the declared tools", "_gather_preflight": "read preflight.py",
+    "_gather_tools": "look up the declared tools", "_gather_packages": "look up the Python packages it imports", "_gather_preflight": "read preflight.py",
 }
 
 
@@ -285,6 +286,10 @@ def parse_compact_diff(text: str, root: Path) -> list[dict]:
             if current["excerpt"] is None:
                 current["excerpt"] = line.strip()[:80]
     return list(out.values())
+
+
+def _gather_packages(facts: WorkflowFacts, folder: Path, registry, settings) -> None:
+    facts.missing_packages, facts.unimportable = packages.look_up(facts.manifest, facts.source, folder)
 
 
 def _gather_tools(facts: WorkflowFacts, folder: Path, registry, settings) -> None:

@@ -12,7 +12,7 @@ import re
 from typing import Callable
 
 from snakegate.check import edges, examples, hygiene, keys, preflights, resources, ruleio, shellquote, unprovable
-from snakegate.check import declarations, evaluate, scriptparams, sensitive, workfolder
+from snakegate.check import declarations, evaluate, packages, scriptparams, sensitive, workfolder
 from snakegate.check.facts import Finding, WorkflowFacts
 
 CODES = (
@@ -23,7 +23,7 @@ CODES = (
     "wrapper_unchecked", "conda_env_missing", "download", "hardcoded_path", "preflight_invalid", "preflight_impure",
     "resource_invalid", "resource_differs", "unseeded_random", "unquoted_shell_param",
     sensitive.CODE, declarations.CODE, declarations.UNEXERCISED, evaluate.CODE, evaluate.UNPROVEN, workfolder.CODE,
-    scriptparams.CODE,
+    scriptparams.CODE, packages.CODE, packages.UNDECLARED,
 )
 
 Proof = Callable[[WorkflowFacts], list[Finding]]
@@ -46,6 +46,7 @@ PROOFS: list[tuple[Proof, str]] = [
     (preflights.preflight_findings, "preflight_invalid"),
     (shellquote.unquoted_shell_params, "unquoted_shell_param"),
     (hygiene.hygiene_findings, "lint"),
+    (packages.package_findings, packages.CODE),
     (sensitive.sensitive_findings, sensitive.CODE),
     (declarations.declaration_findings, declarations.CODE),
     (evaluate.evaluate_findings, evaluate.CODE),

@@ -72,6 +72,8 @@ class SourceScan:
     tables: list[tuple[tuple, int | None]] = field(default_factory=list)  # config keys read as pd.read_csv(config[k])
     # glob_wildcards("data/{x}.txt") / glob.glob("*.csv") on a literal pattern: (pattern, line, rule)
     globs: list[tuple[str, int | None, str | None]] = field(default_factory=list)
+    # Snakefiles: top-level modules imported (absolute imports only) outside a try that catches ImportError
+    imports: list[tuple[str, int | None]] = field(default_factory=list)
     names: Bindings = field(default_factory=Bindings)  # top-level lists, glob results and functions (ioexpr)
 
 
@@ -128,6 +130,7 @@ class Scanner(ast.NodeVisitor):
         self.linemap, self.file, self.bindings, self.script = linemap, file, bindings, script
         self.rule: RuleSource | None = None
         self.out = SourceScan()
+        self.guarded: set[int] = set()  # imports a try/except ImportError already copes with
 
     def line(self, node) -> int | None:
         n = getattr(node, "lineno", None)
@@ -200,6 +203,15 @@ class Scanner(ast.NodeVisitor):
                 self._read(p, node)
         for sub in extra:
             self.visit(sub)
+
+    # -- imports ------------------------------------------------------------------------------------
+    def visit_Import(self, node: ast.Import) -> None:
+        if not self.script and id(node) not in self.guarded:
+            self.out.imports.extend((alias.name.split(".")[0], self.line(node)) for alias in node.names)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        if not self.script and not node.level and node.module and id(node) not in self.guarded:
+            self.out.imports.append((node.module.split(".")[0], self.line(node)))
 
     # -- rules --------------------------------------------------------------------------------------
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
@@ -422,7 +434,27 @@ def _looks_like_path(text: str | None) -> bool:
 def scan(tree: ast.AST, linemap: dict[int, int], file: str, script: bool = False) -> SourceScan:
     """Pure: everything the reader wants from one AST."""
     scanner = Scanner(linemap, file, string_bindings(tree), script=script)
+    scanner.guarded = _guarded_imports(tree)
     scanner.visit(tree)
     if not script and isinstance(tree, ast.Module):
         scanner.out.names = bindings(tree)
     return scanner.out
+
+
+_IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+
+
+def _guarded_imports(tree: ast.AST) -> set[int]:
+    """The import statements inside a `try:` whose handlers catch an import failure (an optional import)."""
+    guarded: set[int] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Try):
+            continue
+        caught = set()
+        for handler in node.handlers:
+            kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+            caught |= {"Exception" if k is None else getattr(k, "id", getattr(k, "attr", "")) for k in kinds}
+        if caught & _IMPORT_ERRORS:
+            guarded |= {id(sub) for stmt in node.body for sub in ast.walk(stmt)
+                        if isinstance(sub, (ast.Import, ast.ImportFrom))}
+    return guarded

@@ -71,6 +71,7 @@ class WorkflowSource:
     names: Bindings = field(default_factory=Bindings)  # top-level names of every file read (later files win)
     # include: built from config, read as a glob: (file, line, pattern, the files it matched)
     pattern_includes: list[tuple[str, int | None, str, list[str]]] = field(default_factory=list)
+    imports: list[tuple[str, str, int | None]] = field(default_factory=list)  # (top-level module, file, line)
 
     def source_line(self, file: str | None, line: int | None) -> int | None:
         if file is None or line is None or file not in self.linemaps:
@@ -183,6 +184,7 @@ def read_workflow(folder: Path, root: Path | None = None, snakefile: Path | None
             module_path = (path.parent / target).resolve()
             src.modules.append((name, display(module_path, root), line, shown, inner))
             pending.append((module_path, inner, True, shown, line))
+        src.imports.extend((module, shown, line) for module, line in found.imports)
         for schema, line in found.validations:
             src.validations.append((shown, line, schema))
         for schema, line in found.other_validations:

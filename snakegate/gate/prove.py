@@ -249,6 +249,7 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
         errors.extend(preflight.run(wf.folder, wf_id, wf.schema, params, good))
     if check_tools:
         errors.extend(tools.tool_errors(wf_id, wf.manifest))
+        errors.extend(tools.package_errors(wf_id, wf.manifest))
     if errors:
         return GateResult(ok=False, workflow=wf_id, errors=errors)
 

@@ -1,19 +1,23 @@
-"""External tools a workflow declares in workflow.yaml `tools:`: are they on PATH, which version.
+"""What a workflow declares it needs from this machine: external tools (workflow.yaml `tools:`) on PATH,
+and the Python packages its Snakefile imports while Snakemake parses it (`python_packages:`).
 
 The gate asks `tool_errors()` (a PATH lookup per tool, nothing run) and refuses a
-run whose tools are missing with `tool_missing`, naming the install command.
+run whose tools are missing with `tool_missing`, naming the install command;
+`package_errors()` does the same for packages (an import-system lookup: nothing is
+imported, so no package code runs) with `package_missing`.
 `tool_version()` runs a tool's declared `version_command` (no shell, a short
 timeout) for whoever records what ran. Nothing here writes a file.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
 import subprocess
 
-from snakegate.models import GateError, Manifest, Tool
+from snakegate.models import GateError, Manifest, PythonPackage, Tool
 
 VERSION_TIMEOUT_S = 10
 VERSION_OUTPUT_LIMIT = 64 * 1024
@@ -37,9 +41,32 @@ def tool_errors(workflow_id: str, manifest: Manifest, path: str | None = None) -
     return [tool_error(workflow_id, tool) for tool in missing_tools(manifest, path)]
 
 
+def importable(module: str) -> bool:
+    """Whether `import module` would find it here, found without importing (no package code runs)."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def missing_packages(manifest: Manifest) -> list[PythonPackage]:
+    """The declared Python packages this interpreter (the one Snakemake runs under) cannot import."""
+    return [package for package in manifest.python_packages if not importable(package.import_name)]
+
+
+def package_errors(workflow_id: str, manifest: Manifest) -> list[GateError]:
+    """One `package_missing` gate error per declared Python package that cannot be imported here."""
+    return [GateError(
+        path=f"python_packages.{package.name}", code="package_missing",
+        message=(f"workflow `{workflow_id}` imports the Python package `{package.import_name}` while Snakemake "
+                 "reads its Snakefile, and it is not installed in the environment snakegate runs in"),
+        hint=f"install it: `{package.install}` (in the same environment as snakegate), then run again")
+        for package in missing_packages(manifest)]
+
+
 def only_tools_missing(errors: list[GateError]) -> bool:
-    """True when every refusal is a missing tool: the invocation is fine, this machine is not."""
-    return bool(errors) and all(e.code == "tool_missing" for e in errors)
+    """True when every refusal is a missing tool or package: the invocation is fine, this machine is not."""
+    return bool(errors) and all(e.code in ("tool_missing", "package_missing") for e in errors)
 
 
 def parse_version(tool: Tool, output: str) -> str | None:
