@@ -10,7 +10,6 @@ import importlib.util
 import json
 
 import yaml
-
 from registry_copies import REPO
 
 PENGUINS = "data/examples/tabular-penguins.csv"
@@ -55,9 +54,8 @@ def test_a_dropped_column_shown_as_ready_is_silently_unfaithful():
 
 
 def test_a_dropped_column_the_chat_flagged_is_not_silent_but_still_not_correct():
-    verdict = score(FULL, drafted({"dataset_file": PENGUINS},
-                                  ["you asked for columns species, bill_length_mm, body_mass_g; the draft keeps all "
-                                   "columns"]))
+    said = "you asked for columns species, bill_length_mm, body_mass_g; the draft keeps all columns"
+    verdict = score(FULL, drafted({"dataset_file": PENGUINS}, [said]))
     assert verdict["flagged"] and not verdict["silently_unfaithful"] and not verdict["correct"]
 
 
