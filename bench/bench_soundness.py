@@ -11,7 +11,7 @@ error with numbers, quoted values and paths taken out). The target is no failure
 Prints one table and the failure kinds; merges the section `soundness` into bench/results.json (not
 with --quick). The exit code is 1 when an accepted config failed.
 
-    python bench/bench_soundness.py                         # 12 runs per workflow (~45 min on 2 cores)
+    python bench/bench_soundness.py                         # 12 runs per workflow (9 min on 2 cores at load 3-4)
     python bench/bench_soundness.py --quick                 # 2 runs per workflow
     python bench/bench_soundness.py --workflows pump-probe --per-workflow 30
 """
