@@ -28,13 +28,13 @@ from pathlib import Path
 from typing import Callable
 
 from snakegate.entry import SNAKEFILE as ENTRY_SNAKEFILE
-from snakegate.run import finish, known, pinning, process, reuse, stage, staged
+from snakegate.run import finish, pinning, process, reuse, stage, staged
 from snakegate.run.entry import explicit_config, invocation_record, strip_prefix, MODULE_PREFIX
 from snakegate.run.finish import RunOutcome, is_plan_result  # RunOutcome: other modules import it from here
 from snakegate.errors import ExitCode, UserError
 from snakegate.gate.prove import gate
 from snakegate.models import GateError, GateResult
-from snakegate.provenance import runindex, runrecords, runstore, snakemakelog
+from snakegate.provenance import known, runindex, runrecords, runstore, snakemakelog
 from snakegate.registry.workflows import Registry
 from snakegate.config.write import dump_config
 from snakegate.registry.settings import Settings

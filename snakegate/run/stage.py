@@ -38,7 +38,7 @@ from snakegate.contract import artifacts, sheets
 from snakegate.contract.dialect import format_path, iter_nodes
 from snakegate.provenance import runstore
 from snakegate.provenance.hashing import folder_hash, sha256_file
-from snakegate.run import known
+from snakegate.provenance import known
 from snakegate.run.staged import INPUTS_DIR, MANIFEST
 
 MODES = ("copy", "link")
@@ -170,7 +170,7 @@ def _hard_link(source: Path, dest: Path) -> bool:
 def _copy_file(source: Path, dest: Path) -> tuple[str, int]:
     """Copy (a reflink when the filesystem can) and hash the bytes written, in one read of the source. The
     copy gets its time and mode through the descriptor it was written by, and its digest is remembered
-    for that inode as it then is (snakegate.run.known): the job guard recalls it instead of reading it."""
+    for that inode as it then is (snakegate.provenance.known): the job guard recalls it instead of reading it."""
     src_fd = os.open(source, os.O_RDONLY | getattr(os, "O_NOCTTY", 0))
     try:
         st = os.fstat(src_fd)
