@@ -314,8 +314,9 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
     # a config that gates to anything else. A profile reaches Snakemake only as checked (--profile).
     env = {k: v for k, v in os.environ.items() if k not in ("SNAKEMAKE_PROFILE", known.ENV)}
     env.update({runstore.LOCK_HELD_ENV: run_id, pinning.EXPECTED_ENV: result.invocation_id})
-    # the staged copies' digests, hashed here as they were written: the job guard need not read them again
-    env[known.ENV] = known.export(known.staged_paths(run_dir, staged.read_manifest(run_dir)))
+    # the staged copies' digests, hashed here as they were written, and their sources': the job guard, the
+    # PROV capture and the seal need not read them again
+    env[known.ENV] = known.export(known.staged_paths(run_dir, staged.read_manifest(run_dir), settings.registry_root))
     progress = Progress(on_progress)
     cancelled = {"signal": None}
     followed: list[str] = []  # kept in memory too: the run folder may be deleted under the run
