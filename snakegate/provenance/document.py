@@ -183,8 +183,10 @@ class Document:
         """Write prov.json into `folder`, and prov.provn and prov.ttl when the document has at most
         `renderings_max_records` records (else `ensure_rendering()` writes them when first asked).
         Each file is written then renamed into place."""
+        from snakegate.provenance import provjson
+
         folder = Path(folder)
-        paths = [_write_atomic(folder / "prov.json", self.json_text())]
+        paths = [_write_atomic(folder / "prov.json", lambda fh: provjson.dump(self, fh))]
         eager = len(self) <= renderings_max_records
         doc = self.to_prov() if eager else None
         for name in RENDERINGS:
@@ -237,9 +239,15 @@ def _render(doc, name: str) -> str:
     return doc.get_provn() + "\n" if name == "prov.provn" else turtle_of(doc)
 
 
-def _write_atomic(path: Path, text: str) -> Path:
+def _write_atomic(path: Path, text) -> Path:
+    """Write `text` (a str, or a function that writes to the open file: prov.json is streamed) then rename it
+    into place."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
+    with open(tmp, "w", encoding="utf-8", buffering=1 << 20) as fh:
+        if callable(text):
+            text(fh)
+        else:
+            fh.write(text)
     os.replace(tmp, path)
     return path
 
