@@ -31,6 +31,7 @@ from snakegate.entry import SNAKEFILE as ENTRY_SNAKEFILE
 from snakegate.run import finish, pinning, process, reuse, stage, staged
 from snakegate.run.entry import explicit_config, invocation_record, strip_prefix, MODULE_PREFIX
 from snakegate.run.finish import RunOutcome, is_plan_result  # RunOutcome: other modules import it from here
+from snakegate.run.handshake import FRONT_END_ENV
 from snakegate.errors import ExitCode, UserError
 from snakegate.gate.prove import gate
 from snakegate.models import GateError, GateResult
@@ -312,8 +313,9 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
            *options.snakemake_args()]
     # The gated id travels outside the config file, for Snakemake only: the top-level Snakefile refuses
     # a config that gates to anything else. A profile reaches Snakemake only as checked (--profile).
-    env = {k: v for k, v in os.environ.items() if k not in ("SNAKEMAKE_PROFILE", known.ENV)}
-    env.update({runstore.LOCK_HELD_ENV: run_id, pinning.EXPECTED_ENV: result.invocation_id})
+    env = {k: v for k, v in os.environ.items() if k not in ("SNAKEMAKE_PROFILE", known.ENV, FRONT_END_ENV)}
+    env.update({runstore.LOCK_HELD_ENV: run_id, pinning.EXPECTED_ENV: result.invocation_id,
+                FRONT_END_ENV: str(os.getpid())})  # this process writes the PROV record after Snakemake exits
     # the staged copies' digests, hashed here as they were written, and their sources': the job guard, the
     # PROV capture and the seal need not read them again
     env[known.ENV] = known.export(known.staged_paths(run_dir, staged.read_manifest(run_dir), settings.registry_root))
