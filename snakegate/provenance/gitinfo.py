@@ -39,7 +39,7 @@ def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess | str:
     """One `git` command run in `cwd`: its completed process, or why git could not be run at all."""
     try:
         return subprocess.run(["git", "-C", str(cwd), *args], stdin=subprocess.DEVNULL, capture_output=True,
-                              encoding="utf-8", errors="replace", timeout=_TIMEOUT_S)
+                              encoding="utf-8", errors="replace", timeout=_TIMEOUT_S, check=False)
     except FileNotFoundError:
         return "no git: no git executable on PATH"
     except (OSError, subprocess.SubprocessError) as exc:

@@ -60,7 +60,7 @@ def test_the_prov_capture_records_the_staged_source_and_copy_without_reading_the
 
 
 def test_a_source_rewritten_after_staging_is_read_again_by_the_prov_capture(staged):
-    _root, _run_dir, source, digest = staged
+    _root, _run_dir, source, _digest = staged
     other = os.urandom(SIZE)
     st = source.stat()
     source.write_bytes(other)

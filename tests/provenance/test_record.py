@@ -24,12 +24,11 @@ from prov.model import ProvDocument
 from rdflib.compare import graph_diff, isomorphic
 from ruamel.yaml import YAML
 from snakegate.provenance import capture, origin
-from snakegate.provenance.document import SHORTCUT_PREDICATES, Document, Many, Q, local
+from snakegate.provenance.document import SHORTCUT_PREDICATES, Document, Many, Q, ensure_rendering, local
 
 from prov_runs import SECRET, prov_json, types, val  # the runs themselves: session fixtures in conftest.py
 from registry_copies import REPO, git
 from prov_iris import run_ident
-from snakegate.provenance.document import ensure_rendering
 
 PROV = rdflib.Namespace("http://www.w3.org/ns/prov#")
 

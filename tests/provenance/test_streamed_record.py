@@ -13,11 +13,11 @@ from snakegate.provenance.document import Document, Many, Q
 def _document(jobs: int) -> Document:
     doc = Document()
     doc.agent("agent:snakegate", {"prov:label": "snakegate"})
-    run = doc.activity("run:r", dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc), None, {"sg:status": "succeeded"})
+    run = doc.activity("run:r", dt.datetime(2026, 1, 1, tzinfo=dt.UTC), None, {"sg:status": "succeeded"})
     doc.associated(run, "agent:snakegate", role="sg:gateAndRunner")
     for i in range(jobs):
-        job = doc.activity(f"run:r/job/{i}", dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc),
-                           dt.datetime(2026, 1, 2, tzinfo=dt.timezone.utc),
+        job = doc.activity(f"run:r/job/{i}", dt.datetime(2026, 1, 1, tzinfo=dt.UTC),
+                           dt.datetime(2026, 1, 2, tzinfo=dt.UTC),
                            {"sg:rule": "step", "sg:wildcards": f'{{"i":"{i}"}}', "sg:threads": 1})
         out = doc.entity(f"file:{i:064x}/results/part_{i}.txt",
                          {"prov:type": Q("wfprov:Artifact"), "schema:contentSize": i, "sg:tags": Many(("a", "b"))})

@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from registry_copies import make_registry, snakegate
 
 
