@@ -14,6 +14,8 @@ from pathlib import Path
 
 import rdflib
 
+from snakegate.provenance.document import ensure_rendering
+
 STANDARD = """
 PREFIX prov: <http://www.w3.org/ns/prov#>
 PREFIX wfprov: <http://purl.org/wf4ever/wfprov#>
@@ -27,7 +29,7 @@ CRATE_BASE = "arcp://crate/"  # the base a crate's relative ids resolve against 
 
 
 def prov_graph(run_dir: Path) -> rdflib.Graph:
-    return rdflib.Graph().parse(Path(run_dir) / "prov.ttl", format="turtle")
+    return rdflib.Graph().parse(ensure_rendering(Path(run_dir), "prov.ttl"), format="turtle")
 
 
 def ask(run_dir: Path, query: str, **bindings) -> list:

@@ -1,5 +1,5 @@
-"""Build and write one run's W3C PROV record: runs/<run_id>/prov.json, prov.provn, prov.ttl (the last two
-deferred for big runs, see document.py).
+"""Build and write one run's W3C PROV record: runs/<run_id>/prov.json, prov.provn, prov.ttl (prov.ttl made when
+first asked for, prov.provn too for big runs, see document.py).
 
 `capture()` is called by the top-level Snakefile's onsuccess/onerror handlers
 (through snakegate.run.entry) and by the runner after a cancel. Core passes plain
@@ -285,7 +285,8 @@ def build(run_dir: Path, registry_root: Path, workdir: Path, manifest: dict, sch
 def capture(run_dir: Path, registry_root: Path, workdir: Path, manifest: dict, schema: dict,
             workflow_folder: Path, snakemake_log: str | None, status: str, rule_prefix: str, *,
             record_hostname: bool = True) -> list[Path]:
-    """Build the run's PROV document and write prov.json (and, up to the eager limit, prov.provn and prov.ttl).
+    """Build the run's PROV document and write prov.json (and, up to the eager limit, prov.provn; prov.ttl is made
+    when first asked for, document.ensure_rendering).
     `record_hostname=False` (settings: `[provenance] record_hostname = false`) leaves the host name out."""
     doc = build(run_dir, registry_root, workdir, manifest, schema, workflow_folder, snakemake_log, status,
                 rule_prefix, record_hostname=record_hostname)

@@ -20,9 +20,10 @@ Three serialisations:
   (queries match either form: `prov:used|prov:qualifiedUsage/prov:entity`).
 
 PROV-N and Turtle are renderings of prov.json. prov writes them slowly (PROV-N
-0.9 s at 1,000 jobs, PROV-O 21 s at 10,000), so a big run writes prov.json only
-and `ensure_rendering()` makes prov.provn or prov.ttl from it, with prov's own
-reader and writers, the first time one is asked for.
+0.9 s at 1,000 jobs, PROV-O 21 s at 10,000), so a big run writes prov.json only,
+a run writes prov.ttl only when it is first asked for (rdflib and the PROV-O
+encoder were most of a small run's fixed cost), and `ensure_rendering()` makes
+prov.provn or prov.ttl from prov.json, with prov's own reader and writers.
 
 Identifiers are "prefix:local" strings; `local()` makes any text a legal local
 part. Attribute values are str, int, float, bool, datetime, `Q` (a qualified
@@ -44,10 +45,13 @@ from snakegate.provenance.values import (  # noqa: F401 - the record vocabulary,
 FILES_WRITTEN = ("prov.json", "prov.provn", "prov.ttl")
 # up to this many records prov.ttl is pretty Turtle with prefixes (about 500 jobs), beyond it N-Triples syntax
 TURTLE_PRETTY_MAX_RECORDS = 5000
-# up to this many records (about 100 jobs, every curated workflow) a run writes prov.provn and prov.ttl at once;
-# a bigger run defers them to ensure_rendering(): they would be most of its provenance cost (see the module doc)
+# up to this many records (about 100 jobs, every curated workflow) a run writes prov.provn at once; a bigger run
+# defers it to ensure_rendering(): it would be most of its provenance cost (see the module doc)
 EAGER_RENDERINGS_MAX_RECORDS = 1000
 RENDERINGS = ("prov.provn", "prov.ttl")
+# prov.ttl is made only when first asked for (a query, `snakegate prov --format ttl`, export), whatever the run's
+# size: rdflib and prov's PROV-O encoder cost a small run more than its whole record, for a file few runs need
+EAGER_RENDERINGS = ("prov.provn",)
 
 class Document:
     """Elements (entity/activity/agent, one record per id) and anonymous relations, in insertion order."""
@@ -180,16 +184,17 @@ class Document:
         return turtle_of(self.to_prov())
 
     def write(self, folder: Path, renderings_max_records: int = EAGER_RENDERINGS_MAX_RECORDS) -> list[Path]:
-        """Write prov.json into `folder`, and prov.provn and prov.ttl when the document has at most
-        `renderings_max_records` records (else `ensure_rendering()` writes them when first asked).
-        Each file is written then renamed into place."""
+        """Write prov.json into `folder`, and prov.provn when the document has at most `renderings_max_records`
+        records; `ensure_rendering()` writes the others when first asked. Each file is written then renamed
+        into place."""
+        from snakegate.provenance import provjson
+
         folder = Path(folder)
-        paths = [_write_atomic(folder / "prov.json", self.json_text())]
+        paths = [_write_atomic(folder / "prov.json", lambda fh: provjson.dump(self, fh))]
         eager = len(self) <= renderings_max_records
-        doc = self.to_prov() if eager else None
         for name in RENDERINGS:
-            if eager:
-                paths.append(_write_atomic(folder / name, _render(doc, name)))
+            if eager and name in EAGER_RENDERINGS:
+                paths.append(_write_atomic(folder / name, _render(self.to_prov(), name)))
             else:  # one left from an earlier capture of this folder would no longer match prov.json
                 (folder / name).unlink(missing_ok=True)
         return paths
@@ -200,19 +205,25 @@ class Document:
 # triple of a communication, an attribution and a delegation, which prov writes itself. For a usage, a
 # generation, a start and a derivation it reads a plain triple next to the qualified node as a second relation,
 # so those stay qualified only.
-_SHORTCUTS = """
-PREFIX prov: <http://www.w3.org/ns/prov#>
-INSERT { ?activity prov:wasAssociatedWith ?agent } WHERE { ?activity prov:qualifiedAssociation/prov:agent ?agent }
-"""
 SHORTCUT_PREDICATES = ("wasAssociatedWith",)
+_PROV = "http://www.w3.org/ns/prov#"
 
 
 def prov_o_graph(doc):
-    """prov's PROV-O encoding of a ProvDocument (an rdflib Graph) plus the plain association triples."""
+    """prov's PROV-O encoding of a ProvDocument (an rdflib Graph) plus the plain association triples: for each
+    `?activity prov:qualifiedAssociation/prov:agent ?agent`, `?activity prov:wasAssociatedWith ?agent`. Added by
+    walking the graph, not by a SPARQL update: rdflib's SPARQL engine costs a small run more than its whole
+    Turtle (importing and parsing it, 0.5 s of CPU), for the same triples."""
     from prov.serializers.provrdf import ProvRDFSerializer
+    from rdflib import URIRef
 
     graph = ProvRDFSerializer(doc).encode_container(doc)
-    graph.update(_SHORTCUTS)
+    qualified, agent, plain = (URIRef(_PROV + name) for name in ("qualifiedAssociation", "agent",
+                                                                 "wasAssociatedWith"))
+    implied = [(activity, who) for activity, node in graph.subject_objects(qualified)
+               for who in graph.objects(node, agent)]
+    for activity, who in implied:
+        graph.add((activity, plain, who))
     for prefix, uri in vocab.NAMESPACES.items():  # rdflib binds schema: to https://schema.org/ by default
         graph.bind(prefix, uri, override=True, replace=True)
     return graph
@@ -231,9 +242,15 @@ def _render(doc, name: str) -> str:
     return doc.get_provn() + "\n" if name == "prov.provn" else turtle_of(doc)
 
 
-def _write_atomic(path: Path, text: str) -> Path:
+def _write_atomic(path: Path, text) -> Path:
+    """Write `text` (a str, or a function that writes to the open file: prov.json is streamed) then rename it
+    into place."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
+    with open(tmp, "w", encoding="utf-8", buffering=1 << 20) as fh:
+        if callable(text):
+            text(fh)
+        else:
+            fh.write(text)
     os.replace(tmp, path)
     return path
 

@@ -11,9 +11,10 @@ the workflow's output (`plan:output/<name>`). With host paths left out
 (`record_hostname = false`) a file outside the registry is named by its file name.
 
 The run folder is walked and hashed once, in one tight loop (interleaving
-hashing with building the document costs twice as much on big runs); files
-outside it are hashed through hashing.sha256_file, whose cache the gate filled
-in the same process. Only reads files.
+hashing with building the document costs twice as much on big runs); a large
+file the staging or the end-of-run recheck hashed and nobody touched since (a
+staged copy, its source: known.py) is recalled, not read; other files are
+hashed through hashing.sha256_file. Only reads files.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import stat
 from pathlib import Path
 from typing import NamedTuple
 
-from snakegate.provenance import runstore
+from snakegate.provenance import known, runstore
 from snakegate.provenance.document import Document, Q, local
 from snakegate.provenance.hashing import sha256_file
 
@@ -62,7 +63,12 @@ def digest_of(path: str) -> tuple[int, str] | None:
             return st.st_size, hashlib.sha256(os.read(fd, st.st_size + 1)).hexdigest()
     finally:
         os.close(fd)
-    try:  # large files (inputs, mostly): the cache the gate filled in this process, else a streamed hash
+    # large files (inputs, mostly): the digest the staging or the end-of-run recheck took while the file is
+    # untouched since (known.py), else a streamed hash
+    found = known.recall(path)
+    if found is not None:
+        return found[1], found[0]
+    try:
         return os.stat(path).st_size, sha256_file(path)
     except OSError:
         return None

@@ -3,7 +3,9 @@ seal's own sha256 in the registry's run index (runindex.py), outside the run fol
 
 A record file edited after the seal — run.json, invocation.json, config.yaml, prov.*, a log, an
 output, a staged input, the workflow copy, a job's hash record — no longer hashes as sealed; a
-seal.json rewritten to match no longer hashes as the index says. `check()` reports both. Files that
+seal.json rewritten to match no longer hashes as the index says. `check()` reports both. Sealing
+recalls the digest this process took of a staged input still untouched since (known.py: hashed at staging
+and by the end-of-run recheck) instead of reading it again; `check()` always reads every byte. Files that
 may appear later without changing what the run was (snakegate report's page, the PROV renderings made
 on first request, the folder's lock) are listed apart, never as tampering.
 
@@ -19,7 +21,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from snakegate.provenance import runindex, runstore
+from snakegate.provenance import known, runindex, runstore
 
 SEAL_JSON = runstore.SEAL_JSON
 # never sealed: the folder's lock (it notes who holds it) and snakegate report's page (made and replaced on request)
@@ -27,6 +29,7 @@ UNSEALED = frozenset({runstore.LOCK_FILE, runstore.HEARTBEAT_FILE, runstore.RESE
 # may appear after the seal: the PROV renderings a big run makes on first request (renderings of prov.json)
 LATER = frozenset({"prov.provn", "prov.ttl"})
 _BLOCK = 1 << 20
+_STAGED = runstore.INPUTS_DIR + "/"
 
 
 def _digest(path: Path) -> str | None:
@@ -45,9 +48,10 @@ def _digest(path: Path) -> str | None:
         os.close(fd)
 
 
-def folder_files(run_dir: Path) -> dict[str, str]:
+def folder_files(run_dir: Path, recall: bool = False) -> dict[str, str]:
     """Every entry of the run folder (relative posix path -> sha256, or `symlink:<target>` / `other` for
-    what is not a regular file), skipping the seal itself and the reserve."""
+    what is not a regular file), skipping the seal itself and the reserve. `recall`: a file this process
+    hashed and nobody touched since is not read again (sealing; a check reads every byte)."""
     run_dir = Path(run_dir)
     out: dict[str, str] = {}
     for dirpath, dirnames, filenames in os.walk(run_dir):
@@ -60,7 +64,10 @@ def folder_files(run_dir: Path) -> dict[str, str]:
             if full.is_symlink():
                 out[rel] = f"symlink:{os.readlink(full)}"
                 continue
-            out[rel] = _digest(full) or "other"
+            # a staged input the staging or the end-of-run recheck hashed, untouched since (known.py): recalled
+            # (only there: a stat more per file elsewhere would cost a big run more than it saves)
+            found = known.recall(full) if recall and rel.startswith(_STAGED) else None
+            out[rel] = found[0] if found is not None else (_digest(full) or "other")
     return out
 
 
@@ -68,7 +75,7 @@ def seal(run_dir: Path, registry_root: Path, at: str | None = None) -> str:
     """Write seal.json for the run folder as it is now and record its sha256 in the run index; returns it."""
     run_dir = Path(run_dir)
     at = at or runstore.utc_now()
-    files = folder_files(run_dir)
+    files = folder_files(run_dir, recall=True)
     text = json.dumps({"run_id": run_dir.name, "sealed_at": at, "files": files}, indent=1, sort_keys=True) + "\n"
     runstore.write_text_atomic(run_dir / SEAL_JSON, text)
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()

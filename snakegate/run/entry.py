@@ -77,6 +77,7 @@ class RunContext:
     _pulse: object | None = field(default=None, repr=False)  # heartbeat.Heartbeat once jobs run
     staged: dict | None = field(default=None, repr=False)  # inputs.json entries: the run's staged inputs
     _params: dict | None = field(default=None, repr=False)
+    workdir: Path | None = field(default=None, repr=False)  # Snakemake's working directory, when not this process's
 
     @property
     def snakefile(self) -> str:
@@ -269,6 +270,8 @@ class RunContext:
         from snakegate.run import verdict
 
         verdict.record(self.run_dir)  # before the PROV record, which carries it, and the seal, which covers it
+        if front_end_records():
+            return  # stage `provenance`: `snakegate run` writes the record and the seal once Snakemake has exited
         record_provenance(self, log_path, record["status"])
         runstore.update_run(self.run_dir, stage="finished")
         runstore.drop_reserve(self.run_dir)
@@ -299,7 +302,7 @@ class RunContext:
         from snakegate.provenance import capture
 
         capture.capture(
-            run_dir=self.run_dir, registry_root=self.settings.registry_root, workdir=Path.cwd(),
+            run_dir=self.run_dir, registry_root=self.settings.registry_root, workdir=self.workdir or Path.cwd(),
             manifest=self.workflow.manifest.model_dump(), schema=self.workflow.schema,
             workflow_folder=self.workflow.folder, snakemake_log=snakemake_log, status=status,
             rule_prefix=MODULE_PREFIX, record_hostname=self.settings.record_hostname,
@@ -344,6 +347,17 @@ def reuse_fields(run_dir: Path) -> dict:
 
     seeded = runstore.read_run(run_dir).get(reuse.SEEDED_KEY)
     return {"reused": reuse.still_reused(run_dir, seeded)} if seeded else {}
+
+
+def front_end_records() -> bool:
+    """Whether `snakegate run` started this Snakemake and is still its parent, to write the PROV record and the
+    seal after it exits (handshake.FRONT_END_ENV). A front end that died left Snakemake to another parent: then
+    this process writes them; one that dies after this answer leaves the run at stage `provenance`, which
+    snakegate.run.stale completes when the run is next read."""
+    from snakegate.run.handshake import FRONT_END_ENV
+
+    pid = os.environ.get(FRONT_END_ENV, "")
+    return pid.isdigit() and int(pid) == os.getppid()
 
 
 def record_provenance(ctx: RunContext, snakemake_log: str | None, status: str) -> None:

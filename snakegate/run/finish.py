@@ -1,7 +1,9 @@
 """The end of a run, after Snakemake exited: its outcome, the record's last fields, its PROV record, its seal.
 
-Keeps what Snakemake's own handlers recorded and adds the exit code, or records the end itself (status,
-outputs, verdict, provenance) when they never ran. It never starts or signals a process.
+Keeps what Snakemake's own handlers recorded and adds the exit code, the PROV record and the seal (the handlers
+leave those to this process, which is then no longer beside Snakemake's DAG: entry.front_end_records), or
+records the end itself (status, outputs, verdict, provenance) when they never ran. It never starts or
+signals a process.
 """
 
 from __future__ import annotations
@@ -44,14 +46,15 @@ def finalise(wf, settings, run_id, run_dir, result, exit_code, signal_name, star
         # the folder was deleted under the run: what Snakemake printed is kept all the same
         runstore.write_text_atomic(run_dir / runstore.CONSOLE_LOG, console_text)
     if record.get("stage") in ("finished", "provenance"):
-        # the handlers recorded the end; Snakemake stopped before its PROV record was written when the
-        # stage is still `provenance`
+        # the handlers recorded the end; the stage is still `provenance` when they left the PROV record to this
+        # process (entry.front_end_records: not built beside Snakemake's DAG) or Snakemake stopped before it
         record = runstore.update_run(run_dir, exit_code=exit_code)
         if record.get("stage") != "finished" or not (run_dir / runstore.PROV_JSON).exists():
             if "verdict" not in record:  # Snakemake stopped between the run's status and its verdict
                 verdict.record(run_dir)
             record_provenance_after(wf, settings, run_dir, result, record["status"])
             runstore.update_run(run_dir, stage="finished")
+            runstore.drop_reserve(run_dir)
         seal.seal_finished(run_dir, settings.registry_root)  # again: the exit code came after the handlers' seal
         return RunOutcome(run_id=run_id, run_dir=run_dir, status=record["status"], exit_code=exit_code,
                           record=runstore.read_run(run_dir), gate=result)
@@ -106,9 +109,11 @@ def context(wf, settings, run_dir, result):
         from snakegate.run.plan_run import PlanRunContext
 
         return PlanRunContext(settings=settings, workflow=wf[result.order[0]], result=result, run_id=run_dir.name,
-                              run_dir=run_dir, prefix=prefix, source="snakegate run", staged=entries, copies=wf)
+                              run_dir=run_dir, prefix=prefix, source="snakegate run", staged=entries, copies=wf,
+                              workdir=settings.registry_root)
+    # Snakemake worked in the registry root (its --directory), wherever this process was started
     return RunContext(settings=settings, workflow=wf, result=result, run_id=run_dir.name, run_dir=run_dir,
-                      prefix=prefix, source="snakegate run", staged=entries)
+                      prefix=prefix, source="snakegate run", staged=entries, workdir=settings.registry_root)
 
 
 def record_provenance_after(wf, settings, run_dir, result, status) -> None:

@@ -35,7 +35,7 @@ import sys
 import time
 from pathlib import Path
 
-from snakegate.run import known
+from snakegate.provenance import known
 from snakegate.provenance.runstore import HASHES_DIR, jobio_record_path, output_record_path as record_path, \
     read_output_record as read_record
 
@@ -98,7 +98,7 @@ def digest(path: Path) -> tuple[str, int] | None:
 
 def _digest_known(path: Path) -> tuple[str, int] | None:
     """digest(), or the digest this process already has for the file while it is untouched since
-    (snakegate.run.known): a staged input read by many jobs is hashed once, at staging."""
+    (snakegate.provenance.known): a staged input read by many jobs is hashed once, at staging."""
     found = known.recall(path)
     if found is not None:
         return found

@@ -214,7 +214,8 @@ class PlanRunContext(RunContext):
     def capture(self, snakemake_log: str | None, status: str) -> None:
         from snakegate.provenance import capture_plan
 
-        capture_plan.capture(run_dir=self.run_dir, registry_root=self.settings.registry_root, workdir=Path.cwd(),
+        capture_plan.capture(run_dir=self.run_dir, registry_root=self.settings.registry_root,
+                             workdir=self.workdir or Path.cwd(),
                              steps=[(n, self.copies[n].manifest.model_dump(), self.copies[n].schema,
                                      self.copies[n].folder) for n in self.plan.order],
                              snakemake_log=snakemake_log, status=status, rule_prefix=MODULE_PREFIX,

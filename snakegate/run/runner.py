@@ -28,13 +28,14 @@ from pathlib import Path
 from typing import Callable
 
 from snakegate.entry import SNAKEFILE as ENTRY_SNAKEFILE
-from snakegate.run import finish, known, pinning, process, reuse, stage, staged
+from snakegate.run import finish, pinning, process, reuse, stage, staged
 from snakegate.run.entry import explicit_config, invocation_record, strip_prefix, MODULE_PREFIX
 from snakegate.run.finish import RunOutcome, is_plan_result  # RunOutcome: other modules import it from here
+from snakegate.run.handshake import FRONT_END_ENV
 from snakegate.errors import ExitCode, UserError
 from snakegate.gate.prove import gate
 from snakegate.models import GateError, GateResult
-from snakegate.provenance import runindex, runrecords, runstore, snakemakelog
+from snakegate.provenance import known, runindex, runrecords, runstore, snakemakelog
 from snakegate.registry.workflows import Registry
 from snakegate.config.write import dump_config
 from snakegate.registry.settings import Settings
@@ -312,10 +313,12 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
            *options.snakemake_args()]
     # The gated id travels outside the config file, for Snakemake only: the top-level Snakefile refuses
     # a config that gates to anything else. A profile reaches Snakemake only as checked (--profile).
-    env = {k: v for k, v in os.environ.items() if k not in ("SNAKEMAKE_PROFILE", known.ENV)}
-    env.update({runstore.LOCK_HELD_ENV: run_id, pinning.EXPECTED_ENV: result.invocation_id})
-    # the staged copies' digests, hashed here as they were written: the job guard need not read them again
-    env[known.ENV] = known.export(known.staged_paths(run_dir, staged.read_manifest(run_dir)))
+    env = {k: v for k, v in os.environ.items() if k not in ("SNAKEMAKE_PROFILE", known.ENV, FRONT_END_ENV)}
+    env.update({runstore.LOCK_HELD_ENV: run_id, pinning.EXPECTED_ENV: result.invocation_id,
+                FRONT_END_ENV: str(os.getpid())})  # this process writes the PROV record after Snakemake exits
+    # the staged copies' digests, hashed here as they were written, and their sources': the job guard, the
+    # PROV capture and the seal need not read them again
+    env[known.ENV] = known.export(known.staged_paths(run_dir, staged.read_manifest(run_dir), settings.registry_root))
     progress = Progress(on_progress)
     cancelled = {"signal": None}
     followed: list[str] = []  # kept in memory too: the run folder may be deleted under the run

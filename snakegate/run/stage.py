@@ -38,7 +38,7 @@ from snakegate.contract import artifacts, sheets
 from snakegate.contract.dialect import format_path, iter_nodes
 from snakegate.provenance import runstore
 from snakegate.provenance.hashing import folder_hash, sha256_file
-from snakegate.run import known
+from snakegate.provenance import known
 from snakegate.run.staged import INPUTS_DIR, MANIFEST
 
 MODES = ("copy", "link")
@@ -151,7 +151,7 @@ def _stage_one(source: Path, dest: Path, mode: str) -> tuple[str, int]:
         if source.is_dir():
             return _stage_folder(source, dest)
         if mode == "link" and _hard_link(source, dest):
-            return _hash_file(dest)
+            return _hash_linked(dest)
         return _copy_file(source, dest)
     except OSError as exc:
         raise StageError(f"cannot stage the input {source} into the run folder: {exc.strerror or exc}") from None
@@ -170,7 +170,9 @@ def _hard_link(source: Path, dest: Path) -> bool:
 def _copy_file(source: Path, dest: Path) -> tuple[str, int]:
     """Copy (a reflink when the filesystem can) and hash the bytes written, in one read of the source. The
     copy gets its time and mode through the descriptor it was written by, and its digest is remembered
-    for that inode as it then is (snakegate.run.known): the job guard recalls it instead of reading it."""
+    for that inode as it then is (snakegate.provenance.known): the job guard, the PROV capture and the seal
+    recall it instead of reading it. So is the source's, when nothing touched it while it was read: the PROV
+    capture then records the data root's file without reading it again."""
     src_fd = os.open(source, os.O_RDONLY | getattr(os, "O_NOCTTY", 0))
     try:
         st = os.fstat(src_fd)
@@ -199,6 +201,7 @@ def _copy_file(source: Path, dest: Path) -> tuple[str, int]:
             os.fchmod(dst_fd, 0o444)
             done = os.fstat(dst_fd)
             known.remember(done, done, digest, size)
+            known.remember(st, os.fstat(src_fd), digest, size)
         finally:
             os.close(dst_fd)
     finally:
@@ -221,10 +224,15 @@ def _hash_fd(fd: int) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
-def _hash_file(path: Path) -> tuple[str, int]:
+def _hash_linked(path: Path) -> tuple[str, int]:
+    """The hard-linked copy hashed, and its digest remembered when nothing touched it while it was read (the
+    data root's file and the copy are one inode: a rewrite in place moves its stamps, and it is read again)."""
     fd = os.open(path, os.O_RDONLY)
     try:
-        return _hash_fd(fd)
+        before = os.fstat(fd)
+        digest, size = _hash_fd(fd)
+        known.remember(before, os.fstat(fd), digest, size)
+        return digest, size
     finally:
         os.close(fd)
 
@@ -320,8 +328,11 @@ def current_digest(path: Path) -> str | None:
     try:
         if path.is_dir():
             return folder_hash(path, use_cache=False)
-        # every byte read (never a cached digest); the digest is then in hashing's cache, where the PROV
-        # record of the same process finds it instead of reading the copy once more
-        return sha256_file(path, use_cache=False)
+        # every byte read (never a cached digest); the digest is then remembered under the copy's stamps,
+        # where the PROV record and the seal of the same process find it instead of reading the copy again
+        before = os.stat(path)
+        digest = sha256_file(path, use_cache=False)
+        known.remember(before, os.stat(path), digest, before.st_size)
+        return digest
     except OSError:
         return None

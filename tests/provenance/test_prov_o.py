@@ -20,6 +20,7 @@ from snakegate.provenance import capture, vocab
 
 from prov_iris import run_ident, run_iri
 from prov_runs import prov_json, types, val  # the runs themselves: session fixtures in conftest.py
+from snakegate.provenance.document import ensure_rendering
 
 PREFIXES = """
 PREFIX prov: <http://www.w3.org/ns/prov#>
@@ -32,7 +33,7 @@ PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>
 
 
 def graph(run_dir: Path) -> rdflib.Graph:
-    return rdflib.Graph().parse(run_dir / "prov.ttl", format="turtle")
+    return rdflib.Graph().parse(ensure_rendering(run_dir, "prov.ttl"), format="turtle")
 
 
 def ask(g: rdflib.Graph, query: str, **bindings) -> bool:

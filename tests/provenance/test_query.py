@@ -47,7 +47,7 @@ def test_who_of_a_chat_run_names_the_approver_and_the_model(ask, succeeded_run, 
     run_dir = runs / succeeded_run.name
     shutil.copytree(succeeded_run, run_dir)
     for name in ("prov.json", "prov.provn", "prov.ttl"):
-        (run_dir / name).unlink()
+        (run_dir / name).unlink(missing_ok=True)
     origin.record_origin(run_dir, model="qwen2.5:7b", proposed_by_backend="openai-compatible",
                          approved_by="Grace Approver", approved_at="2026-01-31T10:00:00Z", conversation_id="c-1")
     wf = Registry.load(prov_registry).get("tabular-profile")
@@ -127,7 +127,7 @@ def test_a_big_run_is_queried_from_its_prov_json_alone(ask, succeeded_run, tmp_p
     runs = tmp_path / "runs"
     run_dir = runs / succeeded_run.name
     shutil.copytree(succeeded_run, run_dir)
-    (run_dir / "prov.ttl").unlink()
+    (run_dir / "prov.ttl").unlink(missing_ok=True)
     (run_dir / "prov.provn").unlink()
     monkeypatch.setenv("SNAKEGATE_RUNS", str(runs))
     code, out, _ = ask(run_dir.name, "--outputs", "--json")

@@ -67,7 +67,7 @@ def chat_runs(succeeded_run, prov_registry, tmp_path_factory) -> dict:
         run_dir = tmp_path_factory.mktemp(f"chat-{kind}") / "runs" / succeeded_run.name
         shutil.copytree(succeeded_run, run_dir)
         for name in ("prov.json", "prov.provn", "prov.ttl"):
-            (run_dir / name).unlink()
+            (run_dir / name).unlink(missing_ok=True)
         origin.record_origin(run_dir, model=model, proposed_by_backend=backend, approved_by="Grace Approver",
                              approved_at="2026-01-31T10:00:00Z", conversation_id=f"c-{kind}")
         capture.capture(run_dir, prov_registry, prov_registry, wf.manifest.model_dump(), wf.schema, wf.folder, None,

@@ -20,6 +20,7 @@ from registry_copies import clean_env, new_run, run_names
 from snakegate.provenance import vocab
 from verdict_runs import checks_of, scored_config, scored_registry
 from prov_iris import run_iri
+from snakegate.provenance.document import ensure_rendering
 
 PROV = rdflib.Namespace("http://www.w3.org/ns/prov#")
 SCHEMA = rdflib.Namespace("http://schema.org/")
@@ -52,7 +53,7 @@ def runs(tmp_path_factory) -> dict[str, Path]:
 
 
 def graph(run_dir: Path) -> rdflib.Graph:
-    return rdflib.Graph().parse(run_dir / "prov.ttl", format="turtle")
+    return rdflib.Graph().parse(ensure_rendering(run_dir, "prov.ttl"), format="turtle")
 
 
 def measurements(g: rdflib.Graph) -> dict[str, dict]:

@@ -77,7 +77,7 @@ class _Crate(WorkflowPart, ContextPart):
         self.run_dir, self.root, self.wf_folder = Path(run_dir), Path(registry_root), Path(workflow_folder)
         self.manifest, self.schema, self.scratch = manifest, schema or {}, Path(scratch)
         self.prov = load_prov(self.run_dir)
-        for name in RENDERINGS:  # the crate carries all three PROV files; a big run deferred two of them
+        for name in RENDERINGS:  # the crate carries all three PROV files: made here when the run deferred them
             ensure_rendering(self.run_dir, name)
         self.record = runstore.read_run(self.run_dir)
         self.run_id = self.record.get("run_id") or self.run_dir.name

@@ -1,4 +1,4 @@
-"""A digest is reused only while its file is provably untouched (snakegate.run.known): the staging's copy is
+"""A digest is reused only while its file is provably untouched (snakegate.provenance.known): the staging's copy is
 recalled without being read again, and any change to a file after it was hashed (rewritten with its size and
 time put back, replaced by a rename, its mode changed) makes the guard read it again. Real files."""
 import hashlib
@@ -7,7 +7,8 @@ import os
 import subprocess
 import sys
 
-from snakegate.run import known, stage
+from snakegate.provenance import known
+from snakegate.run import stage
 
 BYTES = b"id,value\n1,0.5\n2,1.5\n"
 
@@ -57,7 +58,7 @@ def test_a_chmod_alone_is_enough_to_hash_again(tmp_path):
 def test_a_process_started_with_the_export_recalls_without_reading(tmp_path):
     copy, digest = staged_copy(tmp_path)
     env = {**os.environ, known.ENV: known.export([copy])}
-    code = "import sys; from snakegate.run import known; print(known.recall(sys.argv[1]))"
+    code = "import sys; from snakegate.provenance import known; print(known.recall(sys.argv[1]))"
     out = subprocess.run([sys.executable, "-", str(copy)], input=code, env=env, capture_output=True, text=True)
     assert out.stdout.strip() == str((digest, len(BYTES))), out.stderr
 
@@ -66,6 +67,6 @@ def test_a_malformed_export_is_ignored_and_only_costs_a_read(tmp_path):
     copy, _ = staged_copy(tmp_path)
     for value in ("not json", json.dumps([["x"]]), json.dumps({"a": 1})):
         env = {**os.environ, known.ENV: value}
-        code = "import sys; from snakegate.run import known; print(known.recall(sys.argv[1]))"
+        code = "import sys; from snakegate.provenance import known; print(known.recall(sys.argv[1]))"
         out = subprocess.run([sys.executable, "-", str(copy)], input=code, env=env, capture_output=True, text=True)
         assert out.stdout.strip() == "None" and out.returncode == 0, out.stderr
