@@ -38,6 +38,7 @@ from pathlib import Path
 import pytest
 
 from registry_copies import REPO, clean_env, git, make_registry, new_run, run_names, snakegate
+from snakegate.provenance.runlock import lock_is_held
 
 CURATED = sorted(p.parent.name for p in (REPO / "workflows").glob("*/workflow.yaml")
                  if "trust: curated" in p.read_text())
@@ -157,6 +158,8 @@ def interrupted(root: Path, example: Path, sleeper: Path) -> tuple[Path, float]:
     kill_group(proc.pid)
     kill_group(snakemake_pid)
     proc.communicate(timeout=60)
+    # SIGKILL reaches a group's processes one by one: the machine is down once none is left holding the folder
+    assert wait_for(lambda: not lock_is_held(run_dir), 30)
     # the next reader finds it and completes it as interrupted
     assert snakegate(root, "runs").returncode == 0
     assert json.loads((run_dir / "run.json").read_text())["status"] == "interrupted"

@@ -25,6 +25,7 @@ import pytest
 from registry_copies import clean_env, make_registry, new_run, one_rule_workflow, run_names, snakegate, token_workflow
 from run_faults import files_under, kill_group, prov_jobs, start_plain_snakemake, start_snakegate_run, wait_for
 from snakegate.provenance import secrets
+from snakegate.provenance.runlock import lock_is_held
 
 SECRET = "tok-51a7e2c9-at-rest"
 WORKFLOWS = {
@@ -156,6 +157,7 @@ def test_a_run_killed_whole_is_scrubbed_when_it_is_completed_as_interrupted(regi
     kill_group(front.pid)  # every process of the run dies at once: nothing gets to scrub anything
     front.communicate(timeout=30)
     (run_dir,) = [p for p in (registry / "runs").iterdir()]
+    assert wait_for(lambda: not lock_is_held(run_dir), 30)  # SIGKILL reaches the group's processes one by one
     assert SECRET.encode() in (run_dir / "stderr" / "note.log").read_bytes()  # owner-only meanwhile
     assert_logs_owner_only_while_running(run_dir)
 
