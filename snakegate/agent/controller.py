@@ -64,6 +64,7 @@ from snakegate.agent.history import call_key, last_params, request_view
 from snakegate.agent.prompt import clear_choice, offered_ids, ranked_ids, relative, system_prompt
 from snakegate.agent.request_check import RequestShape, draft_differences, request_shape
 from snakegate.agent.refining import Refining, is_refinement, ready_event
+from snakegate.agent.repeats import answer_repeat, refusal_words
 from snakegate.agent.redact import MASKED_NOTE_RE
 from snakegate.agent.reporting import Reporting
 from snakegate.agent.sensitive import SecretSuspected, Sensitive
@@ -78,22 +79,6 @@ RESTARTED = "Starting over: the previous draft is gone. Describe what you want t
 CUT = ("the model's reply was cut off at the token limit (max_tokens={n}), so it was dropped with the rest of this "
        "turn and will not be sent to the model again; send your message again (asking for a shorter answer helps), "
        "or raise [agent] max_tokens or --max-tokens")
-
-
-STUCK = ("The model asked for {name} again with the same arguments, and it was refused the same way: {why}. "
-         "I stopped here instead of letting it try again. Tell me what to change, or rephrase the request.")
-
-
-def refusal_words(outcome: Outcome) -> str:
-    """Why an action was refused, in words: its error, or the gate's first findings with their hints."""
-    error = outcome.result.get("error")
-    if isinstance(error, dict):
-        return str(error.get("message")) + (f" ({error['hint']})" if error.get("hint") else "")
-    found = [e for e in outcome.result.get("errors") or [] if isinstance(e, dict)]
-    if found:
-        return "; ".join(f"{e.get('path')}: {e.get('message')}" + (f" ({e['hint']})" if e.get("hint") else "")
-                         for e in found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
-    return outcome.summary
 
 
 @dataclass
@@ -424,17 +409,9 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
             # a plan action answers for the plan as it is now: the same call on a changed plan is no repeat
             key = call_key(call.name, {"arguments": call.arguments, "plan": self._ctx.plan}
                            if call.name in PLAN_ACTIONS else call.arguments)
-            if key in turn.calls and turn.calls[key][1] is not None:
-                # the same refused call again: a third try would be refused the same way, so the researcher decides
-                turn.stuck = STUCK.format(name=call.name, why=turn.calls[key][1])
-                outcome = Outcome(call.name, {}, error_result("repeated_refusal", turn.stuck), False,
-                                  f"{call.name}: refused again with the same arguments — {turn.calls[key][1]}")
-            elif key in turn.calls:
-                note = (f"{call.name} was already called with these arguments in this turn (result: "
-                        f"{turn.calls[key][0]}); it was not run again. Use that result and take the next step, or "
-                        "ask the researcher.")
-                outcome = Outcome(call.name, {}, {"note": note}, True, f"{call.name}: repeated call, answered "
-                                                                          "with a note")
+            if key in turn.calls:  # made before in this turn: answered without running it (repeats.py)
+                outcome, stop = answer_repeat(call.name, *turn.calls[key])
+                turn.stuck = stop or turn.stuck
             else:
                 arguments, added = self._with_prefill(call.name, call.arguments)
                 outcome = call_action(self._ctx, call.name, arguments)
