@@ -96,8 +96,8 @@ class _Turn:
     approval: Approval | None = None
     refinement: object = None                             # the refinement on offer when the turn began
     events: list[Event] = field(default_factory=list)
-    calls: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # call_key -> (summary, refusal)
-    stuck: str | None = None   # a refused call the model repeated: the turn stops and asks the researcher
+    calls: dict[str, tuple[str, str | None, int]] = field(default_factory=dict)  # call_key -> (summary, refusal, times)
+    stuck: str | None = None   # a call the model repeated in vain (repeats.py): the turn stops and asks the researcher
     described_ids: set[str] = field(default_factory=set)  # workflows described in this turn
     drafts: int = 0
     done: bool = False
@@ -278,7 +278,7 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                 self._run_tool_calls(reply, turn)
                 if turn.stuck is not None:
                     self.messages.append({"role": "assistant", "content": turn.stuck})
-                    self._log("stopped", reason="repeated_refusal")
+                    self._log("stopped", reason="repeated_call")
                     turn.emit(AssistantSaid(turn.stuck))
                     return self._close(turn)
         with self._lock:
@@ -410,14 +410,16 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
             key = call_key(call.name, {"arguments": call.arguments, "plan": self._ctx.plan}
                            if call.name in PLAN_ACTIONS else call.arguments)
             if key in turn.calls:  # made before in this turn: answered without running it (repeats.py)
-                outcome, stop = answer_repeat(call.name, *turn.calls[key])
+                summary, refusal, times = turn.calls[key]
+                outcome, stop = answer_repeat(call.name, summary, refusal, times)
+                turn.calls[key] = (summary, refusal, times + 1)
                 turn.stuck = stop or turn.stuck
             else:
                 arguments, added = self._with_prefill(call.name, call.arguments)
                 outcome = call_action(self._ctx, call.name, arguments)
                 if added:  # said on the action line, so the researcher sees what came from their own words
                     outcome = replace(outcome, summary=outcome.summary + f" (from your request: {', '.join(added)})")
-                turn.calls[key] = (outcome.summary, None if outcome.ok else refusal_words(outcome))
+                turn.calls[key] = (outcome.summary, None if outcome.ok else refusal_words(outcome), 1)
                 if outcome.name == "describe_workflow" and outcome.ok and "params" in outcome.result:
                     self.described = (outcome.result["id"], [p["name"] for p in outcome.result["params"]])
                     turn.described_ids.add(outcome.result["id"])
