@@ -46,7 +46,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from snakegate.agent import results, vague
+from snakegate.agent import faithful, results, vague
 from snakegate.agent.actions import limits
 from snakegate.agent.actions.data import data_files
 from snakegate.agent.actions.plans import PLAN_ACTIONS
@@ -196,6 +196,14 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                          and isinstance(m.get("content"), str) and not MASKED_NOTE_RE.match(m["content"])
                          and not results.NOTE_RE.match(m["content"]))
 
+    def _own_words(self, said: str) -> str:
+        """A reply that says back the controller's note on a differing draft (faithful.NOTE) becomes the
+        controller's plain statement of the differences: its instructions are never shown as the model's answer."""
+        if said and self.draft is not None and self.draft.differences and faithful.echoes_note(said):
+            self._log("echo_replaced", text=said)
+            return faithful.plain_differences(self.draft.differences)
+        return said
+
     def _log(self, kind: str, **data) -> None:
         if self.audit is not None:
             self.audit.write(kind, **data)
@@ -262,12 +270,12 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                     # a cut reply is half a step (raw JSON, a call without its end): kept, a small model would copy
                     # it into every later request; the audit log has it
                     return self._failed(turn, CUT.format(n=self._max_tokens()), True)
-                said = (reply.text or "").strip()
+                said = self._own_words((reply.text or "").strip())
                 if not reply.tool_calls:
                     if not said:
                         return self._failed(turn, f"the model ({self._where()}) sent an empty reply; "
                                                   "send your message again or try another model", True)
-                    self.messages.append({"role": "assistant", "content": reply.text or ""})
+                    self.messages.append({"role": "assistant", "content": said})
                     turn.emit(AssistantSaid(said))
                     if reply.asks_secret:
                         for event in self._secret_requests(only=reply.asks_secret):
@@ -455,8 +463,7 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                   differences=list(draft.differences))
         if draft.differences:  # the model reads it too, so it can tell the researcher or try again
             result = {**outcome.result, "differs_from_request": list(draft.differences),
-                      "note": "the draft passed the gate but differs from what the researcher asked; tell them "
-                              "each difference and why, or validate again with what they asked"}
+                      "note": faithful.NOTE}
             outcome = Outcome(outcome.name, outcome.arguments, result, outcome.ok,
                               outcome.summary + " (differs from the request: " + "; ".join(draft.differences) + ")")
         return outcome, draft

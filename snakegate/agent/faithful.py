@@ -11,7 +11,11 @@ params and returns one plain sentence per fact the draft did not take ("you
 asked for columns species, body_mass_g; the draft keeps all columns"). An
 empty list means faithful; the controller marks any other draft "differs from
 the request", and no door shows it as plain ready. Stated facts the draft
-keeps, and facts about params the workflow does not have, say nothing. It
+keeps, and facts about params the workflow does not have, say nothing.
+`NOTE` is what the controller tells the model about such a draft; a reply that
+says the note back (`echoes_note`, a small model repeats its instructions) is
+replaced by `plain_differences`, so the researcher never reads the
+controller's instructions as the model's answer. It
 never reads a file (the controller hands it the tables' headers), never
 changes a draft, and never decides whether a draft may run: that stays the
 gate's and the person's.
@@ -27,6 +31,28 @@ from typing import Any
 
 from snakegate.agent.guided.parse import request_values, types_of
 from snakegate.agent.guided.stated import claimed_columns, named_columns, named_files, param_numbers
+
+
+NOTE = ("the draft passed the gate but differs from what the researcher asked; tell them each difference and why, "
+        "or validate again with what they asked")
+ECHO_WORDS = 5  # this many words of NOTE in a row, in a reply, are the note said back
+
+
+def _words(text: str) -> list[str]:
+    return "".join(ch.lower() if ch.isalnum() else " " for ch in text).split()
+
+
+def echoes_note(reply: str) -> bool:
+    """`reply` says back the controller's NOTE (ECHO_WORDS of its words in a row), instead of the differences."""
+    note, said = _words(NOTE), " " + " ".join(_words(reply)) + " "
+    return any(" " + " ".join(note[i:i + ECHO_WORDS]) + " " in said for i in range(len(note) - ECHO_WORDS + 1))
+
+
+def plain_differences(says: list[str] | tuple[str, ...]) -> str:
+    """The controller's own words for a gated draft that differs from the request: each difference, then what
+    the researcher can do."""
+    return ("The draft passed the gate, but it differs from what you asked: " + "; ".join(says)
+            + ". Approve it only if that is what you want, or tell me what to change.")
 
 
 @dataclass(frozen=True)
