@@ -3,7 +3,7 @@
 The gate proves a draft runnable; this says whether it is what was asked.
 `stated()` reads the researcher's own messages with the guided dialogue's
 parser (guided/parse.py: `request_values`; guided/stated.py: `named_files`, `named_columns`,
-`claimed_columns`, `param_numbers`): the files they named, the columns of the
+`claimed_columns`, `param_numbers`; guided/named.py: `named_values`, a value after the param's words): the files they named, the columns of the
 draft's tables they named (to keep, "only", or to leave out, "not"), names
 they called columns that the table does not have, allowed values and numbers
 attached to a parameter. `differences()` compares those facts with a draft's
@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from snakegate.agent.guided.named import named_values
 from snakegate.agent.guided.parse import request_values, types_of
 from snakegate.agent.guided.stated import claimed_columns, named_columns, named_files, param_numbers
 
@@ -73,6 +74,7 @@ class Stated:
     columns: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # table param -> [(column, how)]
     unknown: dict[str, list[str]] = field(default_factory=dict)   # table param -> names called columns it lacks
     headers: dict[str, list[str]] = field(default_factory=dict)   # table param -> its file's columns
+    named: dict[str, Any] = field(default_factory=dict)  # column param -> the columns said after its words
 
 
 def _fmt(value: Any) -> str:
@@ -91,6 +93,12 @@ def stated(text: str, params: list[dict], headers: dict[str, list[str]], files: 
     by_name = {p["name"]: p for p in params}
     out.values = {k: v for k, v in found.items() if not by_name[k].get("artifact")}
     out.values.update(param_numbers(text, params))
+    for name, value in named_values(text, params, headers).items():  # "signal ROI 8 16 12 20", "2 threads"
+        # a column param of a table whose header is known is compared by the column facts below
+        if by_name[name].get("column_of") in headers:
+            out.named[name] = value
+        else:
+            out.values.setdefault(name, value)
     for table, header in headers.items():
         out.columns[table] = named_columns(text, header)
         # a param's own name in a list ("label column y, test_size 0.3") is no column

@@ -3,7 +3,8 @@
 A small model drops what it was told (a column list, "fill gaps with the median", the researcher's own
 file). `prefilled()` turns the facts faithful.py reads from the researcher's messages into param values:
 a named file that is in the data roots and fits exactly one file param by its type; an allowed value, a
-`name=value` or a number attached to a param; the columns they asked to keep ("only species and
+`name=value` or a number attached to a param; a value written after the param's own words ("signal ROI 8
+16 12 20", "feature columns Fe, Ni", "500 bootstrap samples": guided/named.py); the columns they asked to keep ("only species and
 body_mass_g") for the workflow's column list, in the order they said them; "label column quality_class"
 for its one single-column param. The controller puts them into a validate_params call wherever the model
 left the param out, so the model fills only the rest; a value the model did give stands, and faithful.py
@@ -97,7 +98,8 @@ def prefilled(text: str, params: list[dict], headers: dict[str, list[str]], file
     facts = stated(text, params, headers, files)
     by_name = {p["name"]: p for p in params}
     out: dict[str, Any] = dict(stated_files(text, params, files))
-    out.update({k: v for k, v in facts.values.items() if k in by_name and not by_name[k].get("sensitive")})
+    out.update({k: v for k, v in {**facts.named, **facts.values}.items()
+                if k in by_name and not by_name[k].get("sensitive")})
     for table, mentions in facts.columns.items():
         col_params = [p for p in params if p.get("column_of") == table and not p.get("sensitive")]
         lists = [p for p in col_params if "array" in types_of(p)]

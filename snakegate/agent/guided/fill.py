@@ -22,9 +22,11 @@ import re
 from typing import Any
 
 from snakegate.agent.backend import Reply
+from snakegate.agent.guided.named import named_values
 from snakegate.agent.guided.parse import (
     KEEP_DEFAULT, TRUE_WORDS, Unclear, check, column_from_request, file_from_words, fmt, misfit, param_of, request_values, typed, unquote,
 )
+from snakegate.agent.guided.stated import param_numbers
 from snakegate.agent.guided.text import (
     APPROVE, default_fits, error_text, files_of_type, from_request, question, summary, value_text,
 )
@@ -57,6 +59,8 @@ class Filling:
         st = self._state
         params = st.workflow.get("params") or []
         found = request_values(text, params) if text else {}
+        for name, value in {**named_values(text, params), **param_numbers(text, params)}.items():
+            found.setdefault(name, value)  # "seed 42", "signal ROI 8 16 12 20", "feature columns Fe, Ni"
         found = {k: v for k, v in found.items() if k not in st.params}  # never over a value already set
         sensitive = {p["name"] for p in params if p.get("sensitive")}
         st.taken = {k: "(sensitive)" if k in sensitive else fmt(v) for k, v in found.items()}
@@ -244,6 +248,17 @@ class Filling:
         self._store(p, False, value)
         self._advance(name)
         if ctx.get("from_request") and isinstance(result.get("columns"), list):
+            # "target hardness_hv": one word of a column param's name, before a column the table has
+            open_params = [q for q in st.workflow["params"] if q["name"] not in st.params]
+            for key, value in named_values(st.request_text, open_params, {name: result["columns"]}).items():
+                try:
+                    check(self._param(key), value, result["columns"])
+                except Unclear:
+                    continue  # not a column of this table: the question about it will come
+                self._store(self._param(key), False, value)
+                self._advance(key)
+                st.notes.append(f"From your request: `{key}` = `{fmt(value)}`.")
+                st.taken[key] = fmt(value)
             hit = column_from_request(st.request_text, st.workflow["params"], result["columns"], set(st.params))
             if hit:
                 self._store(self._param(hit[0]), False, hit[1])
