@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from snakegate.agent.guided.named import named_values
-from snakegate.agent.guided.parse import request_values, types_of
+from snakegate.agent.guided.parse import item_types, request_values, types_of
 from snakegate.agent.guided.stated import claimed_columns, named_columns, named_files, param_numbers
 
 
@@ -125,6 +125,8 @@ def _takes(value: Any, named: str) -> bool:
     """A draft value reads the named file: the same path, or one ending in the name the researcher typed."""
     if isinstance(value, list):
         return any(_takes(v, named) for v in value)
+    if isinstance(value, dict):  # a file inside a list of objects: a sample's reads
+        return any(_takes(v, named) for v in value.values())
     if not isinstance(value, str) or not value:
         return False
     a, b = value.removeprefix("./"), named.removeprefix("./")
@@ -138,9 +140,10 @@ def _suffix(path: str) -> str:
 
 def _file_differences(facts: Stated, params: list[dict], draft: dict) -> list[Difference]:
     artifacts = {p["name"]: draft.get(p["name"]) for p in params if p.get("artifact") and p["name"] in draft}
+    nested = [draft[p["name"]] for p in params if p["name"] in draft and "object" in item_types(p)]
     out = []
     for named in facts.files:
-        if any(_takes(v, named) for v in artifacts.values()):
+        if any(_takes(v, named) for v in [*artifacts.values(), *nested]):
             continue
         # the param this file would feed: one whose draft file has the same kind of name (.csv, .fq.gz)
         fits = [(name, v) for name, v in artifacts.items() if isinstance(v, str) and _suffix(v) == _suffix(named)]

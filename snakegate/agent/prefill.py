@@ -2,7 +2,8 @@
 
 A small model drops what it was told (a column list, "fill gaps with the median", the researcher's own
 file). `prefilled()` turns the facts faithful.py reads from the researcher's messages into param values:
-a named file that is in the data roots and fits exactly one file param by its type; an allowed value, a
+a named file that is in the data roots and fits exactly one file param by its type, or that they gave a
+file param in words ("alpha.fq.gz as the reference": then the gate says why it does not fit); an allowed value, a
 `name=value` or a number attached to a param; a value written after the param's own words ("signal ROI 8
 16 12 20", "feature columns Fe, Ni", "500 bootstrap samples": guided/named.py); the columns they asked to keep ("only species and
 body_mass_g") for the workflow's column list, in the order they said them; "label column quality_class"
@@ -23,6 +24,7 @@ import re
 from typing import Any
 
 from snakegate.agent.faithful import stated
+from snakegate.agent.guided.named import files_as
 from snakegate.agent.guided.parse import claims, types_of
 from snakegate.agent.guided.stated import named_files
 
@@ -98,6 +100,9 @@ def prefilled(text: str, params: list[dict], headers: dict[str, list[str]], file
     facts = stated(text, params, headers, files)
     by_name = {p["name"]: p for p in params}
     out: dict[str, Any] = dict(stated_files(text, params, files))
+    for name, named in files_as(text, params).items():  # "alpha.fq.gz as the reference": said, fit or not
+        if in_roots(named, files):
+            out[name] = in_roots(named, files)  # a file of the wrong type: the gate refuses it by name
     out.update({k: v for k, v in {**facts.named, **facts.values}.items()
                 if k in by_name and not by_name[k].get("sensitive")})
     for table, mentions in facts.columns.items():

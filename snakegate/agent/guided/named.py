@@ -1,10 +1,11 @@
 """Values a request gives a parameter by naming it in words (issue 26 §1): pure, no state, no I/O.
 
 "signal ROI 8 16 12 20" (a list of numbers after the param's words), "500 bootstrap samples" (a count
-before them), "feature columns Fe, Ni, Co and Cr" and "power column P_uW" (columns after them), "target
+before them), "a minimum mapping quality of 30" (min_mapq spelled by the words' beginnings), "feature columns Fe, Ni, Co and Cr" and "power column P_uW" (columns after them), "target
 hardness_hv" (one word of the name, for a column the table is known to have), "only gene and exon
 features" (allowed items before the name's first word), "sample alpha from reads/alpha.fq.gz" (an item of a
-list of objects: its name and its file). It never guesses: a value is read only next to the param's own
+list of objects: its name and its file). `files_as` reads "using reads/alpha.fq.gz as the reference": a file
+the researcher gave a file param in words, whether or not it fits (the caller says why it does not). It never guesses: a value is read only next to the param's own
 words, of the param's type, each item checked against the contract's items (enum, pattern, a column of the
 known header for a short cue); what is left unread is asked or left to the model. Enum, file and
 `name=value` values are guided/parse.request_values' and "seed 42" guided/stated.param_numbers'; the gate
@@ -132,6 +133,46 @@ def _count_before(text: str, p: dict, cue: str) -> int | float | None:
     return None
 
 
+def _spells(part: str, words: list[str]) -> int:
+    """How many of `words` (1 to 3) spell `part` by their beginnings ("mapq": "mapping quality" -> 2), each
+    word giving at least its first letter and the first word at least three; a part of one or two letters
+    ("c", "n") only as a word of its own; 0 when they do not."""
+    if len(part) <= 2:
+        return 1 if words and words[0] == part else 0
+    for n in range(1, min(3, len(words)) + 1):
+        def spell(rest: str, i: int) -> bool:
+            if i == n:
+                return rest == ""
+            least = 1 if i else 3
+            return any(words[i].startswith(rest[:k]) and spell(rest[k:], i + 1)
+                       for k in range(least, min(len(rest), len(words[i])) + 1))
+        if spell(part, 0):
+            return n
+    return 0
+
+
+def _spelled_number(text: str, p: dict) -> int | float | None:
+    """"a minimum mapping quality of 30" for min_mapq: the param's name spelled by the beginnings of the words
+    before the number, each part of the name starting a word; the number within the contract's bounds."""
+    parts = [w for w in p["name"].lower().split("_") if w]
+    for m in re.finditer(rf"({NUM})(?![\w.])", text):
+        before = re.findall(r"[A-Za-z]+", text[max(0, m.start() - 80):m.start()].lower())
+        before = before[:-1] if before and before[-1] in ("of", "is", "to", "at", "as") else before
+        for start in range(max(0, len(before) - 3 * len(parts)), len(before)):
+            i = start
+            for part in parts:
+                used = _spells(part, before[i:])
+                if not used:
+                    break
+                i += used
+            else:
+                if i == len(before) and before[start] not in FILLER:
+                    value = to_number(m.group(1))
+                    if ("integer" not in types_of(p) or isinstance(value, int)) and _ok_item(value, p, None, False):
+                        return value
+    return None
+
+
 def _only_before(text: str, p: dict) -> list[str] | None:
     """"only gene and exon features": allowed items between "only" and the first word of the param's name."""
     words = [w for w in p["name"].lower().split("_") if len(w) > 1]
@@ -181,6 +222,7 @@ def named_values(text: str, params: list[dict], headers: dict[str, list[str]] | 
             value = _objects(text, p)
         elif {"integer", "number"} & set(types):
             value = _count_before(text, p, cue)
+            value = _spelled_number(text, p) if value is None else value
         else:
             value = _after(text, p, cue, header, False)
             first = p["name"].split("_")[0]
@@ -190,4 +232,18 @@ def named_values(text: str, params: list[dict], headers: dict[str, list[str]] | 
                 value = _only_before(text, p)
         if value is not None:
             found[p["name"]] = value
+    return found
+
+
+def files_as(text: str, params: list[dict]) -> dict[str, str]:
+    """{file param: path} for "<path> as the <param's words>" ("alpha.fq.gz as the reference"): what the
+    researcher said, whether or not the file's type fits the param (that is for the caller to say)."""
+    found: dict[str, str] = {}
+    for p in params:
+        cue = _cue(p["name"]) if isinstance(p.get("name"), str) and p.get("artifact") and \
+            not p.get("sensitive") else None
+        m = re.search(rf"({_FILE})\s+as\s+(?:the\s+|my\s+|a\s+|an\s+)?{cue}", text, re.I) if cue else None
+        path = m.group(1).strip(".,;:!?()\"'`") if m else ""
+        if "/" in path or re.search(r"\.[A-Za-z]\w{0,5}$", path):
+            found[p["name"]] = path
     return found

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from snakegate.agent.actions.registry import param_table
 from snakegate.agent.faithful import differences
-from snakegate.agent.guided.named import named_values
+from snakegate.agent.guided.named import files_as, named_values
 from snakegate.agent.guided.stated import param_numbers
 from snakegate.agent.prefill import prefilled
 
@@ -90,3 +90,25 @@ def test_the_prefill_keeps_features_and_target_apart():
     filled = prefilled(text, params("surrogate-design"), {"dataset_file": ALLOYS_HEADER}, [ALLOYS])
     assert filled["feature_columns"] == ["Fe", "Ni", "Co", "Cr"]
     assert filled["target_properties"] == ["hardness_hv"]
+
+
+def test_a_param_name_spelled_by_the_beginnings_of_the_words_takes_the_number_after_them():
+    text = f"Call variants for sample alpha from {READS} with a minimum mapping quality of 30 and 2 threads."
+    assert named_values(text, params("variant-calling"))["min_mapq"] == 30
+    assert named_values("with a minimum mapping quality of 99", params("variant-calling")) == {}  # maximum 60
+    # a one- or two-letter part of a name is no beginning of a word: "class 3" is no C
+    assert "C" not in named_values("predict the class 3", params("classifier-benchmark"))
+
+
+def test_a_sample_reading_the_named_file_is_no_difference():
+    text = f"Call variants for sample alpha from {READS} against data/examples/variant-calling/reference.fa."
+    draft = {"reference": "data/examples/variant-calling/reference.fa",
+             "samples": [{"name": "alpha", "reads": READS}]}
+    assert differences(text, params("variant-calling"), draft, {}) == []
+
+
+def test_a_file_said_as_the_reference_is_prefilled_as_said_so_the_gate_refuses_it_by_name():
+    text = (f"Call variants in data/examples/variant-calling/beta.fq.gz using {READS} as the reference.")
+    files = [READS, "data/examples/variant-calling/beta.fq.gz", "data/examples/variant-calling/reference.fa"]
+    assert files_as(text, params("variant-calling")) == {"reference": READS}
+    assert prefilled(text, params("variant-calling"), {}, files)["reference"] == READS
