@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from snakegate.agent.guided.parse import FILLER, NUM, fits, item_types, to_number, types_of
+from snakegate.agent.guided.stated import NEGATIONS, SELECTING
 
 _IDENT = r"[A-Za-z_][\w.\-]*[A-Za-z0-9_]|[A-Za-z]"
 _SEP = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)"
@@ -47,20 +48,27 @@ def _cue(name: str) -> str | None:
     return r"(?<![\w./-])" + r"[_\s]+".join([re.escape(w) for w in words[:-1]] + [_forms(words[-1])]) + r"(?![\w/-])"
 
 
-def _ok_item(item: Any, spec: dict, header: list[str] | None, short: bool) -> bool:
+def _ok_item(item: Any, spec: dict, header: list[str] | None, short: bool, column: bool = False) -> bool:
     """An item as the contract's items allow it: in its enum, matching its pattern; a column of `header`
-    when the cue was one word of the name (`short`)."""
+    when the cue was one word of the name (`short`); for a `column`, one of `header` or a name no everyday
+    word is ("P_uW", "Fe": "columns except sex" names no column "except")."""
     if isinstance(item, str):
-        if item.lower() in FILLER:
+        if item.lower() in FILLER | NEGATIONS | SELECTING:
             return False
         if isinstance(spec.get("enum"), list) and item not in spec["enum"]:
             return False
         if isinstance(spec.get("pattern"), str) and not re.search(spec["pattern"], item):
             return False
-        return not short or (header is not None and item in header)
+        if short or column:
+            return (header is not None and item in header) or (not short and _column_like(item))
+        return True
     return isinstance(item, (int, float)) and not isinstance(item, bool) and \
         not (isinstance(spec.get("minimum"), (int, float)) and item < spec["minimum"]) and \
         not (isinstance(spec.get("maximum"), (int, float)) and item > spec["maximum"])
+
+
+def _column_like(name: str) -> bool:
+    return any(ch == "_" or ch.isdigit() for ch in name) or name != name.lower()
 
 
 def _names_after(text: str) -> list[str]:
@@ -115,11 +123,12 @@ def _after(text: str, p: dict, cue: str, header: list[str] | None, short: bool) 
                 return values
         elif "array" in types and "string" in item_types(p):
             names = _names_after(rest)
-            if names and all(_ok_item(n, p.get("items") or {}, header, short) for n in names):
+            if names and all(_ok_item(n, p.get("items") or {}, header, short, bool(p.get("column_of")))
+                             for n in names):
                 return names
         elif "string" in types and p.get("column_of") and "enum" not in p:
             names = _names_after(rest)[:1]
-            if names and _ok_item(names[0], p, header, short):
+            if names and _ok_item(names[0], p, header, short, True):
                 return names[0]
     return None
 

@@ -112,3 +112,11 @@ def test_a_file_said_as_the_reference_is_prefilled_as_said_so_the_gate_refuses_i
     files = [READS, "data/examples/variant-calling/beta.fq.gz", "data/examples/variant-calling/reference.fa"]
     assert files_as(text, params("variant-calling")) == {"reference": READS}
     assert prefilled(text, params("variant-calling"), {}, files)["reference"] == READS
+
+
+def test_an_everyday_word_after_columns_is_no_column_unless_the_table_has_it():
+    tabular = params("tabular-profile")
+    assert named_values("profile it keeping all columns except sex", tabular, {"dataset_file": ["sex"]}) == {}
+    assert named_values("columns species and island", tabular) == {}        # no header known: not guessed
+    assert named_values("columns species and island", tabular, {"dataset_file": ["species", "island"]}) == \
+        {"columns": ["species", "island"]}
