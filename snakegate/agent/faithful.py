@@ -3,7 +3,8 @@
 The gate proves a draft runnable; this says whether it is what was asked.
 `stated()` reads the researcher's own messages with the guided dialogue's
 parser (guided/parse.py: `request_values`; guided/stated.py: `named_files`, `named_columns`,
-`claimed_columns`, `param_numbers`; guided/named.py: `named_values`, a value after the param's words): the files they named, the columns of the
+`claimed_columns`, `param_numbers`; guided/named.py: `named_values`, a value
+next to the param's own words): the files they named, the columns of the
 draft's tables they named (to keep, "only", or to leave out, "not"), names
 they called columns that the table does not have, allowed values and numbers
 attached to a parameter. `differences()` compares those facts with a draft's

@@ -3,14 +3,14 @@
 A small model drops what it was told (a column list, "fill gaps with the median", the researcher's own
 file). `prefilled()` turns the facts faithful.py reads from the researcher's messages into param values:
 a named file that is in the data roots and fits exactly one file param by its type, or that they gave a
-file param in words ("alpha.fq.gz as the reference": then the gate says why it does not fit); an allowed value, a
-`name=value` or a number attached to a param; a value written after the param's own words ("signal ROI 8
-16 12 20", "feature columns Fe, Ni", "500 bootstrap samples": guided/named.py); the columns they asked to keep ("only species and
-body_mass_g") for the workflow's column list, in the order they said them; "label column quality_class"
-for its one single-column param. The controller puts them into a validate_params call wherever the model
-left the param out, so the model fills only the rest; a value the model did give stands, and faithful.py
-says when it differs. What it cannot tell without guessing (two params the file could feed, a column
-said in passing, "not X") it leaves out.
+file param in words ("alpha.fq.gz as the reference": the gate then says why it does not fit); an allowed
+value, a `name=value` or a number attached to a param; a value written next to the param's own words
+("signal ROI 8 16 12 20", "feature columns Fe, Ni", "500 bootstrap samples": guided/named.py); the
+columns they asked to keep ("only species and body_mass_g") for the workflow's column list, in the order
+they said them; "label column quality_class" for its one single-column param. The controller puts them
+into a validate_params call wherever the model left the param out, so the model fills only the rest; a
+value the model did give stands, and faithful.py says when it differs. What it cannot tell without
+guessing (two params the file could feed, a column said in passing, "not X") it leaves out.
 
 `candidates()` says which data files fit each file param by their name's extension (a FASTA is not a
 FASTQ); `chosen_tables()` which file each table param reads now (stated, in the draft, or the model's

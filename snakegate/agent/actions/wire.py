@@ -108,8 +108,8 @@ def value_schema(prop: dict, files: list[str], header: list[str] | None = None) 
     """What a value of one workflow parameter may look like on the wire: its type, allowed values and bounds
     as the contract says; a file parameter one of `files` (the data files that fit it) or its built-ins; a
     column parameter one of `header` (given for a param that names columns: its table's columns, once its
-    file is chosen; a list of columns has them as its items and at most as many items as the header has); a sensitive one only the placeholder
-    "<redacted>"."""
+    file is chosen; a list of columns has them as its items, and at most as many items as the header has); a
+    sensitive one only the placeholder "<redacted>"."""
     if not isinstance(prop, dict):
         return {}
     if prop.get("x-sensitive") is True:

@@ -1,15 +1,17 @@
 """Values a request gives a parameter by naming it in words (issue 26 §1): pure, no state, no I/O.
 
-"signal ROI 8 16 12 20" (a list of numbers after the param's words), "500 bootstrap samples" (a count
-before them), "a minimum mapping quality of 30" (min_mapq spelled by the words' beginnings), "feature columns Fe, Ni, Co and Cr" and "power column P_uW" (columns after them), "target
-hardness_hv" (one word of the name, for a column the table is known to have), "only gene and exon
-features" (allowed items before the name's first word), "sample alpha from reads/alpha.fq.gz" (an item of a
-list of objects: its name and its file). `files_as` reads "using reads/alpha.fq.gz as the reference": a file
-the researcher gave a file param in words, whether or not it fits (the caller says why it does not). It never guesses: a value is read only next to the param's own
-words, of the param's type, each item checked against the contract's items (enum, pattern, a column of the
-known header for a short cue); what is left unread is asked or left to the model. Enum, file and
-`name=value` values are guided/parse.request_values' and "seed 42" guided/stated.param_numbers'; the gate
-still checks every value this reads.
+`named_values` reads "signal ROI 8 16 12 20" (numbers after the param's words), "500 bootstrap samples"
+(a count before them), "a minimum mapping quality of 30" (min_mapq spelled by the words' beginnings),
+"feature columns Fe, Ni, Co and Cr" and "power column P_uW" (columns after them), "target hardness_hv"
+(one word of the name, for a column the table is known to have), "only gene and exon features" (allowed
+items before the name's first word) and "sample alpha from reads/alpha.fq.gz" (an item of a list of
+objects: its name and its file). `files_as` reads "using reads/alpha.fq.gz as the reference": a file the
+researcher gave a file param in words, whether or not it fits (the caller says why it does not).
+
+It never guesses: a value is read only next to the param's own words, of the param's type, each item
+checked against the contract (enum, pattern, bounds) and a column against the known header, or a name no
+everyday word is; what is left unread is asked or left to the model. Enum, file and `name=value` values
+are guided/parse.request_values', "seed 42" guided/stated.param_numbers'; the gate checks every value.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from snakegate.agent.guided.stated import NEGATIONS, SELECTING
 _IDENT = r"[A-Za-z_][\w.\-]*[A-Za-z0-9_]|[A-Za-z]"
 _SEP = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)"
 _LEAD = r"\s*(?:=|:|\bof\b|\bis\b|\bto\b|\bas\b)?\s*"
-_SELECTING = r"\b(?:only|just)\s+"
+_ONLY = r"\b(?:only|just)\s+"
 _FILE = r"[^\s,;]+"
 
 
@@ -142,22 +144,22 @@ def _count_before(text: str, p: dict, cue: str) -> int | float | None:
     return None
 
 
+def _spell(rest: str, words: list[str], i: int, n: int) -> bool:
+    """`rest` is spelled by the beginnings of words[i:n], in order: the first word gives at least three
+    letters, each later one at least one."""
+    if i == n:
+        return rest == ""
+    least = 1 if i else 3
+    return any(words[i].startswith(rest[:k]) and _spell(rest[k:], words, i + 1, n)
+               for k in range(least, min(len(rest), len(words[i])) + 1))
+
+
 def _spells(part: str, words: list[str]) -> int:
-    """How many of `words` (1 to 3) spell `part` by their beginnings ("mapq": "mapping quality" -> 2), each
-    word giving at least its first letter and the first word at least three; a part of one or two letters
-    ("c", "n") only as a word of its own; 0 when they do not."""
+    """How many of `words` (1 to 3) spell `part` by their beginnings ("mapq": "mapping quality" -> 2); a
+    part of one or two letters ("c", "n") only as a word of its own; 0 when they do not."""
     if len(part) <= 2:
         return 1 if words and words[0] == part else 0
-    for n in range(1, min(3, len(words)) + 1):
-        def spell(rest: str, i: int) -> bool:
-            if i == n:
-                return rest == ""
-            least = 1 if i else 3
-            return any(words[i].startswith(rest[:k]) and spell(rest[k:], i + 1)
-                       for k in range(least, min(len(rest), len(words[i])) + 1))
-        if spell(part, 0):
-            return n
-    return 0
+    return next((n for n in range(1, min(3, len(words)) + 1) if _spell(part, words, 0, n)), 0)
 
 
 def _spelled_number(text: str, p: dict) -> int | float | None:
@@ -187,7 +189,7 @@ def _only_before(text: str, p: dict) -> list[str] | None:
     words = [w for w in p["name"].lower().split("_") if len(w) > 1]
     if not words:
         return None
-    for m in re.finditer(rf"{_SELECTING}((?:{_IDENT})(?:{_SEP}(?:{_IDENT}))*)\s+{_forms(words[0])}(?![\w/-]|\.\w)",
+    for m in re.finditer(rf"{_ONLY}((?:{_IDENT})(?:{_SEP}(?:{_IDENT}))*)\s+{_forms(words[0])}(?![\w/-]|\.\w)",
                          text, re.I):
         names = [n for n in re.split(_SEP, m.group(1)) if n]
         if names and all(_ok_item(n, p.get("items") or {}, None, False) for n in names):
