@@ -39,7 +39,7 @@ def answer_repeat(name: str, summary: str, refusal: str | None, times: int) -> t
     if refusal is None and times >= MAX_SAME_CALLS:
         stop = CIRCLING.format(name=name, times=times + 1, summary=summary)
         return Outcome(name, {}, error_result("repeated_call", stop), False,
-                       f"{name}: the same call a {times + 1}th time, not run — the turn stops here"), stop
+                       f"{name}: the same call {times + 1} times, not run again — the turn stops here"), stop
     if refusal is not None:
         stop = STUCK.format(name=name, why=refusal)
         return Outcome(name, {}, error_result("repeated_refusal", stop), False,

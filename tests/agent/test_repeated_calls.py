@@ -40,3 +40,9 @@ def test_a_call_made_only_twice_is_answered_with_a_note_and_the_turn_goes_on(con
     events = convo.send("what can I do with my table?")
     assert events[-1] == AssistantSaid("Two workflows fit: tabular-profile and classifier-benchmark.")
     assert len(server.requests) == 4
+
+
+def test_the_stopped_call_says_in_words_that_it_was_not_run(conversation):
+    convo, _ = conversation([[call("list_runs", {})]] * 3)
+    stopped = [e for e in convo.send("show my runs") if isinstance(e, ActionCalled)][-1]
+    assert stopped.summary == "list_runs: the same call 3 times, not run again — the turn stops here"
