@@ -46,7 +46,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from snakegate.agent import results, vague
+from snakegate.agent import faithful, results, vague
 from snakegate.agent.actions import limits
 from snakegate.agent.actions.data import data_files
 from snakegate.agent.actions.plans import PLAN_ACTIONS
@@ -64,6 +64,7 @@ from snakegate.agent.history import call_key, last_params, request_view
 from snakegate.agent.prompt import clear_choice, offered_ids, ranked_ids, relative, system_prompt
 from snakegate.agent.request_check import RequestShape, draft_differences, request_shape
 from snakegate.agent.refining import Refining, is_refinement, ready_event
+from snakegate.agent.repeats import answer_repeat, refusal_words
 from snakegate.agent.redact import MASKED_NOTE_RE
 from snakegate.agent.reporting import Reporting
 from snakegate.agent.sensitive import SecretSuspected, Sensitive
@@ -78,22 +79,6 @@ RESTARTED = "Starting over: the previous draft is gone. Describe what you want t
 CUT = ("the model's reply was cut off at the token limit (max_tokens={n}), so it was dropped with the rest of this "
        "turn and will not be sent to the model again; send your message again (asking for a shorter answer helps), "
        "or raise [agent] max_tokens or --max-tokens")
-
-
-STUCK = ("The model asked for {name} again with the same arguments, and it was refused the same way: {why}. "
-         "I stopped here instead of letting it try again. Tell me what to change, or rephrase the request.")
-
-
-def refusal_words(outcome: Outcome) -> str:
-    """Why an action was refused, in words: its error, or the gate's first findings with their hints."""
-    error = outcome.result.get("error")
-    if isinstance(error, dict):
-        return str(error.get("message")) + (f" ({error['hint']})" if error.get("hint") else "")
-    found = [e for e in outcome.result.get("errors") or [] if isinstance(e, dict)]
-    if found:
-        return "; ".join(f"{e.get('path')}: {e.get('message')}" + (f" ({e['hint']})" if e.get("hint") else "")
-                         for e in found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
-    return outcome.summary
 
 
 @dataclass
@@ -111,8 +96,8 @@ class _Turn:
     approval: Approval | None = None
     refinement: object = None                             # the refinement on offer when the turn began
     events: list[Event] = field(default_factory=list)
-    calls: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # call_key -> (summary, refusal)
-    stuck: str | None = None   # a refused call the model repeated: the turn stops and asks the researcher
+    calls: dict[str, tuple[str, str | None, int]] = field(default_factory=dict)  # call_key -> (summary, refusal, times)
+    stuck: str | None = None   # a call the model repeated in vain (repeats.py): the turn stops and asks the researcher
     described_ids: set[str] = field(default_factory=set)  # workflows described in this turn
     drafts: int = 0
     done: bool = False
@@ -211,6 +196,14 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                          and isinstance(m.get("content"), str) and not MASKED_NOTE_RE.match(m["content"])
                          and not results.NOTE_RE.match(m["content"]))
 
+    def _own_words(self, said: str) -> str:
+        """A reply that says back the controller's note on a differing draft (faithful.NOTE) becomes the
+        controller's plain statement of the differences: its instructions are never shown as the model's answer."""
+        if said and self.draft is not None and self.draft.differences and faithful.echoes_note(said):
+            self._log("echo_replaced", text=said)
+            return faithful.plain_differences(self.draft.differences)
+        return said
+
     def _log(self, kind: str, **data) -> None:
         if self.audit is not None:
             self.audit.write(kind, **data)
@@ -277,12 +270,12 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                     # a cut reply is half a step (raw JSON, a call without its end): kept, a small model would copy
                     # it into every later request; the audit log has it
                     return self._failed(turn, CUT.format(n=self._max_tokens()), True)
-                said = (reply.text or "").strip()
+                said = self._own_words((reply.text or "").strip())
                 if not reply.tool_calls:
                     if not said:
                         return self._failed(turn, f"the model ({self._where()}) sent an empty reply; "
                                                   "send your message again or try another model", True)
-                    self.messages.append({"role": "assistant", "content": reply.text or ""})
+                    self.messages.append({"role": "assistant", "content": said})
                     turn.emit(AssistantSaid(said))
                     if reply.asks_secret:
                         for event in self._secret_requests(only=reply.asks_secret):
@@ -293,7 +286,7 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                 self._run_tool_calls(reply, turn)
                 if turn.stuck is not None:
                     self.messages.append({"role": "assistant", "content": turn.stuck})
-                    self._log("stopped", reason="repeated_refusal")
+                    self._log("stopped", reason="repeated_call")
                     turn.emit(AssistantSaid(turn.stuck))
                     return self._close(turn)
         with self._lock:
@@ -424,23 +417,17 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
             # a plan action answers for the plan as it is now: the same call on a changed plan is no repeat
             key = call_key(call.name, {"arguments": call.arguments, "plan": self._ctx.plan}
                            if call.name in PLAN_ACTIONS else call.arguments)
-            if key in turn.calls and turn.calls[key][1] is not None:
-                # the same refused call again: a third try would be refused the same way, so the researcher decides
-                turn.stuck = STUCK.format(name=call.name, why=turn.calls[key][1])
-                outcome = Outcome(call.name, {}, error_result("repeated_refusal", turn.stuck), False,
-                                  f"{call.name}: refused again with the same arguments — {turn.calls[key][1]}")
-            elif key in turn.calls:
-                note = (f"{call.name} was already called with these arguments in this turn (result: "
-                        f"{turn.calls[key][0]}); it was not run again. Use that result and take the next step, or "
-                        "ask the researcher.")
-                outcome = Outcome(call.name, {}, {"note": note}, True, f"{call.name}: repeated call, answered "
-                                                                          "with a note")
+            if key in turn.calls:  # made before in this turn: answered without running it (repeats.py)
+                summary, refusal, times = turn.calls[key]
+                outcome, stop = answer_repeat(call.name, summary, refusal, times)
+                turn.calls[key] = (summary, refusal, times + 1)
+                turn.stuck = stop or turn.stuck
             else:
                 arguments, added = self._with_prefill(call.name, call.arguments)
                 outcome = call_action(self._ctx, call.name, arguments)
                 if added:  # said on the action line, so the researcher sees what came from their own words
                     outcome = replace(outcome, summary=outcome.summary + f" (from your request: {', '.join(added)})")
-                turn.calls[key] = (outcome.summary, None if outcome.ok else refusal_words(outcome))
+                turn.calls[key] = (outcome.summary, None if outcome.ok else refusal_words(outcome), 1)
                 if outcome.name == "describe_workflow" and outcome.ok and "params" in outcome.result:
                     self.described = (outcome.result["id"], [p["name"] for p in outcome.result["params"]])
                     turn.described_ids.add(outcome.result["id"])
@@ -476,8 +463,7 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                   differences=list(draft.differences))
         if draft.differences:  # the model reads it too, so it can tell the researcher or try again
             result = {**outcome.result, "differs_from_request": list(draft.differences),
-                      "note": "the draft passed the gate but differs from what the researcher asked; tell them "
-                              "each difference and why, or validate again with what they asked"}
+                      "note": faithful.NOTE}
             outcome = Outcome(outcome.name, outcome.arguments, result, outcome.ok,
                               outcome.summary + " (differs from the request: " + "; ".join(draft.differences) + ")")
         return outcome, draft

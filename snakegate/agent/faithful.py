@@ -3,7 +3,8 @@
 The gate proves a draft runnable; this says whether it is what was asked.
 `stated()` reads the researcher's own messages with the guided dialogue's
 parser (guided/parse.py: `request_values`; guided/stated.py: `named_files`, `named_columns`,
-`claimed_columns`, `param_numbers`): the files they named, the columns of the
+`claimed_columns`, `param_numbers`; guided/named.py: `named_values`, a value
+next to the param's own words): the files they named, the columns of the
 draft's tables they named (to keep, "only", or to leave out, "not"), names
 they called columns that the table does not have, allowed values and numbers
 attached to a parameter. `differences()` compares those facts with a draft's
@@ -11,7 +12,11 @@ params and returns one plain sentence per fact the draft did not take ("you
 asked for columns species, body_mass_g; the draft keeps all columns"). An
 empty list means faithful; the controller marks any other draft "differs from
 the request", and no door shows it as plain ready. Stated facts the draft
-keeps, and facts about params the workflow does not have, say nothing. It
+keeps, and facts about params the workflow does not have, say nothing.
+`NOTE` is what the controller tells the model about such a draft; a reply that
+says the note back (`echoes_note`, a small model repeats its instructions) is
+replaced by `plain_differences`, so the researcher never reads the
+controller's instructions as the model's answer. It
 never reads a file (the controller hands it the tables' headers), never
 changes a draft, and never decides whether a draft may run: that stays the
 gate's and the person's.
@@ -25,8 +30,31 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from snakegate.agent.guided.parse import request_values, types_of
+from snakegate.agent.guided.named import named_values
+from snakegate.agent.guided.parse import item_types, request_values, types_of
 from snakegate.agent.guided.stated import claimed_columns, named_columns, named_files, param_numbers
+
+
+NOTE = ("the draft passed the gate but differs from what the researcher asked; tell them each difference and why, "
+        "or validate again with what they asked")
+ECHO_WORDS = 5  # this many words of NOTE in a row, in a reply, are the note said back
+
+
+def _words(text: str) -> list[str]:
+    return "".join(ch.lower() if ch.isalnum() else " " for ch in text).split()
+
+
+def echoes_note(reply: str) -> bool:
+    """`reply` says back the controller's NOTE (ECHO_WORDS of its words in a row), instead of the differences."""
+    note, said = _words(NOTE), " " + " ".join(_words(reply)) + " "
+    return any(" " + " ".join(note[i:i + ECHO_WORDS]) + " " in said for i in range(len(note) - ECHO_WORDS + 1))
+
+
+def plain_differences(says: list[str] | tuple[str, ...]) -> str:
+    """The controller's own words for a gated draft that differs from the request: each difference, then what
+    the researcher can do."""
+    return ("The draft passed the gate, but it differs from what you asked: " + "; ".join(says)
+            + ". Approve it only if that is what you want, or tell me what to change.")
 
 
 @dataclass(frozen=True)
@@ -47,6 +75,7 @@ class Stated:
     columns: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # table param -> [(column, how)]
     unknown: dict[str, list[str]] = field(default_factory=dict)   # table param -> names called columns it lacks
     headers: dict[str, list[str]] = field(default_factory=dict)   # table param -> its file's columns
+    named: dict[str, Any] = field(default_factory=dict)  # column param -> the columns said after its words
 
 
 def _fmt(value: Any) -> str:
@@ -65,6 +94,12 @@ def stated(text: str, params: list[dict], headers: dict[str, list[str]], files: 
     by_name = {p["name"]: p for p in params}
     out.values = {k: v for k, v in found.items() if not by_name[k].get("artifact")}
     out.values.update(param_numbers(text, params))
+    for name, value in named_values(text, params, headers).items():  # "signal ROI 8 16 12 20", "2 threads"
+        # a column param of a table whose header is known is compared by the column facts below
+        if by_name[name].get("column_of") in headers:
+            out.named[name] = value
+        else:
+            out.values.setdefault(name, value)
     for table, header in headers.items():
         out.columns[table] = named_columns(text, header)
         # a param's own name in a list ("label column y, test_size 0.3") is no column
@@ -91,6 +126,8 @@ def _takes(value: Any, named: str) -> bool:
     """A draft value reads the named file: the same path, or one ending in the name the researcher typed."""
     if isinstance(value, list):
         return any(_takes(v, named) for v in value)
+    if isinstance(value, dict):  # a file inside a list of objects: a sample's reads
+        return any(_takes(v, named) for v in value.values())
     if not isinstance(value, str) or not value:
         return False
     a, b = value.removeprefix("./"), named.removeprefix("./")
@@ -104,9 +141,10 @@ def _suffix(path: str) -> str:
 
 def _file_differences(facts: Stated, params: list[dict], draft: dict) -> list[Difference]:
     artifacts = {p["name"]: draft.get(p["name"]) for p in params if p.get("artifact") and p["name"] in draft}
+    nested = [draft[p["name"]] for p in params if p["name"] in draft and "object" in item_types(p)]
     out = []
     for named in facts.files:
-        if any(_takes(v, named) for v in artifacts.values()):
+        if any(_takes(v, named) for v in [*artifacts.values(), *nested]):
             continue
         # the param this file would feed: one whose draft file has the same kind of name (.csv, .fq.gz)
         fits = [(name, v) for name, v in artifacts.items() if isinstance(v, str) and _suffix(v) == _suffix(named)]

@@ -2,13 +2,15 @@
 
 A small model drops what it was told (a column list, "fill gaps with the median", the researcher's own
 file). `prefilled()` turns the facts faithful.py reads from the researcher's messages into param values:
-a named file that is in the data roots and fits exactly one file param by its type; an allowed value, a
-`name=value` or a number attached to a param; the columns they asked to keep ("only species and
-body_mass_g") for the workflow's column list, in the order they said them; "label column quality_class"
-for its one single-column param. The controller puts them into a validate_params call wherever the model
-left the param out, so the model fills only the rest; a value the model did give stands, and faithful.py
-says when it differs. What it cannot tell without guessing (two params the file could feed, a column
-said in passing, "not X") it leaves out.
+a named file that is in the data roots and fits exactly one file param by its type, or that they gave a
+file param in words ("alpha.fq.gz as the reference": the gate then says why it does not fit); an allowed
+value, a `name=value` or a number attached to a param; a value written next to the param's own words
+("signal ROI 8 16 12 20", "feature columns Fe, Ni", "500 bootstrap samples": guided/named.py); the
+columns they asked to keep ("only species and body_mass_g") for the workflow's column list, in the order
+they said them; "label column quality_class" for its one single-column param. The controller puts them
+into a validate_params call wherever the model left the param out, so the model fills only the rest; a
+value the model did give stands, and faithful.py says when it differs. What it cannot tell without
+guessing (two params the file could feed, a column said in passing, "not X") it leaves out.
 
 `candidates()` says which data files fit each file param by their name's extension (a FASTA is not a
 FASTQ); `chosen_tables()` which file each table param reads now (stated, in the draft, or the model's
@@ -22,6 +24,7 @@ import re
 from typing import Any
 
 from snakegate.agent.faithful import stated
+from snakegate.agent.guided.named import files_as
 from snakegate.agent.guided.parse import claims, types_of
 from snakegate.agent.guided.stated import named_files
 
@@ -97,7 +100,11 @@ def prefilled(text: str, params: list[dict], headers: dict[str, list[str]], file
     facts = stated(text, params, headers, files)
     by_name = {p["name"]: p for p in params}
     out: dict[str, Any] = dict(stated_files(text, params, files))
-    out.update({k: v for k, v in facts.values.items() if k in by_name and not by_name[k].get("sensitive")})
+    for name, named in files_as(text, params).items():  # "alpha.fq.gz as the reference": said, fit or not
+        if in_roots(named, files):
+            out[name] = in_roots(named, files)  # a file of the wrong type: the gate refuses it by name
+    out.update({k: v for k, v in {**facts.named, **facts.values}.items()
+                if k in by_name and not by_name[k].get("sensitive")})
     for table, mentions in facts.columns.items():
         col_params = [p for p in params if p.get("column_of") == table and not p.get("sensitive")]
         lists = [p for p in col_params if "array" in types_of(p)]

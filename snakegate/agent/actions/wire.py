@@ -108,8 +108,8 @@ def value_schema(prop: dict, files: list[str], header: list[str] | None = None) 
     """What a value of one workflow parameter may look like on the wire: its type, allowed values and bounds
     as the contract says; a file parameter one of `files` (the data files that fit it) or its built-ins; a
     column parameter one of `header` (given for a param that names columns: its table's columns, once its
-    file is chosen; a list of columns has them as its items); a sensitive one only the placeholder
-    "<redacted>"."""
+    file is chosen; a list of columns has them as its items, and at most as many items as the header has); a
+    sensitive one only the placeholder "<redacted>"."""
     if not isinstance(prop, dict):
         return {}
     if prop.get("x-sensitive") is True:
@@ -124,6 +124,10 @@ def value_schema(prop: dict, files: list[str], header: list[str] | None = None) 
     items = prop.get("items")
     if isinstance(items, dict):
         out["items"] = value_schema(items, files, header)
+        if columns and "array" in types and out["items"].get("enum") == list(columns):
+            # a list of this table's columns never holds more than the table has (not MAX_ITEMS): a small model
+            # under a grammar otherwise repeats a column until the bound
+            out["maxItems"] = min(out.get("maxItems", len(columns)), len(columns))
     return bounded(out)
 
 

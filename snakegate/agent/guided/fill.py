@@ -22,9 +22,11 @@ import re
 from typing import Any
 
 from snakegate.agent.backend import Reply
+from snakegate.agent.guided.named import files_as, named_values
 from snakegate.agent.guided.parse import (
     KEEP_DEFAULT, TRUE_WORDS, Unclear, check, column_from_request, file_from_words, fmt, misfit, param_of, request_values, typed, unquote,
 )
+from snakegate.agent.guided.stated import param_numbers
 from snakegate.agent.guided.text import (
     APPROVE, default_fits, error_text, files_of_type, from_request, question, summary, value_text,
 )
@@ -56,7 +58,9 @@ class Filling:
         `prove_paths` is False: then the gate alone proves it)."""
         st = self._state
         params = st.workflow.get("params") or []
-        found = request_values(text, params) if text else {}
+        found = {**request_values(text, params), **files_as(text, params)} if text else {}
+        for name, value in {**named_values(text, params), **param_numbers(text, params)}.items():
+            found.setdefault(name, value)  # "seed 42", "signal ROI 8 16 12 20", "feature columns Fe, Ni"
         found = {k: v for k, v in found.items() if k not in st.params}  # never over a value already set
         sensitive = {p["name"] for p in params if p.get("sensitive")}
         st.taken = {k: "(sensitive)" if k in sensitive else fmt(v) for k, v in found.items()}
@@ -66,6 +70,7 @@ class Filling:
             if wrong:  # `reference=alpha.fq.gz`: said, and the question about it will come
                 st.notes.append(f"I did not take `{name}` from your request: {wrong}")
                 st.taken.pop(name, None)
+                st.cued.add(name)  # no other file is picked for it from the request's words
                 continue
             if p.get("artifact") and isinstance(value, str) and not value.startswith("builtin:") and prove_paths:
                 st.checks.append((name, value))  # a path: inspect_data proves it is inside the data roots
@@ -77,8 +82,9 @@ class Filling:
                 continue  # not usable as given: the question will come
             self._store(p, False, value)
             self._advance(name)
-        if found:
-            st.notes.append(from_request(found, {p["name"] for p in params if p.get("sensitive")}))
+        taken = {k: v for k, v in found.items() if k in st.taken}  # not a file said of the wrong type
+        if taken:
+            st.notes.append(from_request(taken, {p["name"] for p in params if p.get("sensitive")}))
         st.request_text = text
 
     def _param(self, name: str) -> dict:
@@ -137,8 +143,9 @@ class Filling:
         if p.get("artifact") and p["name"] not in st.cued and p["name"] not in st.params and st.request_text:
             st.cued.add(p["name"])  # once: a refused cue falls back to the question
             wf = st.workflow or {}
+            # the param's own name is no cue: "as the reference" does not name reference.fa
             hit = file_from_words(st.request_text, files_of_type(st.files or [], p["artifact"]),
-                                  ignore=f"{wf.get('id', '')} {wf.get('title', '')}")
+                                  ignore=f"{wf.get('id', '')} {wf.get('title', '')} {p['name'].replace('_', ' ')}")
             if hit:
                 st.notes.append(f"From your request: `{p['name']}` = `{hit}` (the one data file it names).")
                 st.taken[p["name"]] = hit
@@ -244,6 +251,17 @@ class Filling:
         self._store(p, False, value)
         self._advance(name)
         if ctx.get("from_request") and isinstance(result.get("columns"), list):
+            # "target hardness_hv": one word of a column param's name, before a column the table has
+            open_params = [q for q in st.workflow["params"] if q["name"] not in st.params]
+            for key, value in named_values(st.request_text, open_params, {name: result["columns"]}).items():
+                try:
+                    check(self._param(key), value, result["columns"])
+                except Unclear:
+                    continue  # not a column of this table: the question about it will come
+                self._store(self._param(key), False, value)
+                self._advance(key)
+                st.notes.append(f"From your request: `{key}` = `{fmt(value)}`.")
+                st.taken[key] = fmt(value)
             hit = column_from_request(st.request_text, st.workflow["params"], result["columns"], set(st.params))
             if hit:
                 self._store(self._param(hit[0]), False, hit[1])

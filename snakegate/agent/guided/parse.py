@@ -282,7 +282,8 @@ def _bound(item: str) -> tuple[str | None, dict]:
 
 def to_number(text: str) -> int | float:
     f = float(text)
-    return int(f) if re.fullmatch(r"[+-]?\d+", text) else f
+    # "seed 42." at a sentence's end is the integer 42, not 42.0
+    return int(f) if re.fullmatch(r"[+-]?\d+\.?", text) else f
 
 
 # ---- checks the dialogue makes before the gate ---------------------------------------------------
