@@ -69,6 +69,7 @@ SLOW_PATHS: tuple[str, ...] = (
     "agent/test_refine_chat.py",
     "refine/",
     "provenance/test_verdict_dqv.py",
+    "provenance/test_plan_rocrate.py::test_the_crate_of_a_plan_run_passes_the_provenance_run_crate_profile_at_required",
     "provenance/test_no_host_paths.py",  # its own registry with record_hostname = false, and two runs
     # plans, verdicts, refinement, results, own registries, soundness: found by the fast loop's guard
     "agent/guided/test_guided_plans.py::test_a_chain_request_proposes_the_chain_asks_each_step_and_runs_the_gated_plan_once_approved",
