@@ -21,6 +21,7 @@ from run_faults import (
     PYTHON, alive, env_for, fault_registry, files_under, fill, finished_jobs, kill_group, processes_in, prov_jobs,
     record_of, run_dirs, start_plain_snakemake, start_snakegate_run, wait_for, write_config,
 )
+from snakegate.provenance.runlock import lock_is_held
 
 
 @pytest.fixture
@@ -104,7 +105,7 @@ def test_a_run_killed_whole_is_found_interrupted_with_every_finished_job_in_its_
     kill_group(front.pid)
     kill_group(snakemake_pid)
     front.communicate(timeout=30)
-    assert wait_for(lambda: not alive(snakemake_pid) and not processes_in(run_dir), 30)
+    assert wait_for(lambda: not alive(snakemake_pid) and not processes_in(run_dir) and not lock_is_held(run_dir), 30)
     assert record_of(run_dir)["status"] == "running"  # what the record said when everything died
 
     listed = json.loads(sg(registry, "runs", "--json").stdout)["runs"]

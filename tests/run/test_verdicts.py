@@ -18,6 +18,7 @@ from run_faults import (
     PYTHON, alive, env_for, files_under, kill_group, processes_in, record_of, run_dirs, start_plain_snakemake,
     start_snakegate_run, wait_for,
 )
+from snakegate.provenance.runlock import lock_is_held
 from registry_copies import IGNORE, REPO
 from verdict_runs import SCORED, checks_of, scored_config, scored_registry
 
@@ -109,7 +110,7 @@ def test_a_run_killed_whole_is_judged_when_it_is_found_interrupted(registry, tmp
     kill_group(front.pid)
     kill_group(snakemake_pid)
     front.communicate(timeout=30)
-    assert wait_for(lambda: not alive(snakemake_pid) and not processes_in(run_dir), 30)
+    assert wait_for(lambda: not alive(snakemake_pid) and not processes_in(run_dir) and not lock_is_held(run_dir), 30)
     assert "verdict" not in record_of(run_dir)
 
     listed = json.loads(sg(registry, "runs", "--json").stdout)["runs"]
