@@ -4,12 +4,11 @@ without importing, refused by the gate when missing, and an undeclared one that 
 
 from __future__ import annotations
 
-import json
 import textwrap
 
 import pytest
 
-from registry_copies import make_registry
+from registry_copies import make_registry, one_rule_workflow
 from snakegate.check.facts import WorkflowFacts
 from snakegate.check.packages import look_up, package_findings
 from snakegate.check.reading import read_workflow
@@ -21,39 +20,13 @@ ABSENT = "sg_surely_not_installed_pkg"  # a module no environment has
 
 
 def workflow(packages: str = "", imports: str = "") -> dict[str, str]:
-    return {
-        "workflow.yaml": f"""\
-            id: imports
-            version: 0.1.0
-            title: Imports a package
-            description: A one-rule workflow whose Snakefile imports a package while it is read.
-            tags: [test]
-            maintainers: [{{name: snakegate tests}}]
-            trust: community
-            {packages}
-            rules:
-              stamp: {{output: {{stamp: text}}}}
-            outputs:
-              stamp: {{path: results/stamp.txt, type: text, description: A stamp.}}
-            """,
-        "schema.json": json.dumps({
-            "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
-            "additionalProperties": False,
-            "properties": {"word": {"type": "string", "default": "hello", "description": "A word."}},
-        }),
-        "Snakefile": textwrap.dedent(imports) + textwrap.dedent("""\
-            from snakemake.utils import validate
-
-            validate(config, "schema.json")
-
-
-            rule stamp:
-                output:
-                    stamp="results/stamp.txt",
-                shell:
-                    "echo {config[word]} > {output.stamp}"
-            """),
-    }
+    """A one-rule workflow whose workflow.yaml carries `packages` and whose Snakefile starts with `imports`."""
+    files = one_rule_workflow("imports", "Imports a package", "Its Snakefile imports a package while it is read.",
+                              "echo {params.label} > {output.note}")
+    indent = " " * 12  # the manifest's lines before make_registry dedents them
+    files["workflow.yaml"] = files["workflow.yaml"].replace("trust: community\n", f"trust: community\n{indent}{packages}\n")
+    files["Snakefile"] = textwrap.dedent(imports) + textwrap.dedent(files["Snakefile"])
+    return files
 
 
 def findings_of(root, wf_id="imports"):
