@@ -24,7 +24,8 @@ def workflow(packages: str = "", imports: str = "") -> dict[str, str]:
     files = one_rule_workflow("imports", "Imports a package", "Its Snakefile imports a package while it is read.",
                               "echo {params.label} > {output.note}")
     indent = " " * 12  # the manifest's lines before make_registry dedents them
-    files["workflow.yaml"] = files["workflow.yaml"].replace("trust: community\n", f"trust: community\n{indent}{packages}\n")
+    trust = "trust: community\n"
+    files["workflow.yaml"] = files["workflow.yaml"].replace(trust, f"{trust}{indent}{packages}\n")
     files["Snakefile"] = textwrap.dedent(imports) + textwrap.dedent(files["Snakefile"])
     return files
 
