@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from snakegate.errors import UserError
+from snakegate.provenance import gitinfo
 from snakegate.provenance.private import PRIVATE, private_folder
 
 FILE = "approver.json"
@@ -81,11 +82,8 @@ def remember(root: Path | str, name: str) -> str:
 
 def machine_name(root: Path | str) -> Approver | None:
     """`git config user.name` as seen from the registry (repository, then global config), else the login name."""
-    try:
-        import git
-        name = clean_name(git.Git(str(root)).config("--get", "user.name"))
-    except Exception:  # noqa: BLE001 - no git, not configured, not a repository: fall back to the login name
-        name = None
+    person = gitinfo.current_person(Path(root))  # the one reading of git's user, as the PROV record names it
+    name = clean_name(person.name) if person.source == "git config" else None
     if name:
         return Approver(name, "git")
     login = clean_name(os.environ.get("USER") or os.environ.get("USERNAME") or "")
