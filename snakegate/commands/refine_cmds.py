@@ -8,7 +8,6 @@ cancelled.
 
 from __future__ import annotations
 
-import getpass
 import json
 import signal
 import sys
@@ -67,7 +66,7 @@ def cmd_refine(ctx) -> int:
         raise
     out = sys.stderr if args.json else sys.stdout
     print("\n".join(proposal_lines(proposal)), file=out, flush=True)
-    who = _user()
+    who = _user(ctx.settings.registry_root)
     if args.yes:
         approved_by = f"{who} (--yes)"
     else:
@@ -118,8 +117,11 @@ def _interrupt(signum, _frame):
     raise KeyboardInterrupt
 
 
-def _user() -> str:
+def _user(root) -> str:
+    """Who approves, as every other door names them (snakegate.registry.approver: remembered, git, login)."""
+    from snakegate.registry.approver import resolve
+
     try:
-        return getpass.getuser()
-    except Exception:  # noqa: BLE001 - no user name in this environment: say so rather than fail
+        return resolve(root).name
+    except UserError:  # no name in this environment: say so rather than fail
         return "an unnamed user"
