@@ -63,6 +63,21 @@ session.close()
 """
 
 
+# Runs with the validator's Python: the cache as _WARM fills it, then the `rocrate-validator` command itself
+# (its click entry point, the one its console script calls) once per crate, each writing its own report.
+# A crate the command cannot judge leaves no report; the caller names it.
+_BATCH = _WARM + r"""
+from rocrate_validator.cli import cli as command
+for args in json.loads(sys.argv[3]):
+    try:
+        command.main(args, prog_name="rocrate-validator", standalone_mode=False)
+    except SystemExit:
+        pass
+    except Exception as exc:  # the command's own words (a click error has them), not a traceback
+        print(getattr(exc, "format_message", lambda: str(exc))(), file=sys.stderr)
+"""
+
+
 class ValidatorMissing(Exception):
     """No roc-validator command was found; the message says how to provision one."""
 
@@ -135,40 +150,58 @@ def validate(crate: Path, profile: str = DEFAULT_PROFILE, severity: str = "requi
     """The issues roc-validator finds at `severity` (required | recommended | optional) and above; [] passes.
 
     Raises ValidatorMissing without a validator and ValidatorFailed when it cannot judge the crate."""
-    cli = require()
-    with tempfile.TemporaryDirectory(prefix="snakegate-rocval-") as tmp:
-        crate = Path(crate).resolve()
-        if crate.is_file():
-            # roc-validator 0.13's JSON report fails on a zipped crate ("URI is not JSON serializable"):
-            # it judges the unpacked folder, which holds the same files
-            import zipfile
+    return validate_many([crate], profile, severity)[0]
 
-            unpacked = Path(tmp) / "crate"
-            try:
-                with zipfile.ZipFile(crate) as zf:
-                    zf.extractall(unpacked)
-            except (zipfile.BadZipFile, OSError) as exc:
-                raise ValidatorFailed(f"{crate} is not a readable zip file ({exc})") from None
-            crate = unpacked
+
+def validate_many(crates: list[Path], profile: str = DEFAULT_PROFILE, severity: str = "required") -> list[list[Issue]]:
+    """`validate` for several crates, in order: one validator process judges them all (its start-up and the
+    offline cache are paid once, not once per crate; the judgement of each is the command's own)."""
+    cli = require()
+    if not crates:
+        return []
+    with tempfile.TemporaryDirectory(prefix="snakegate-rocval-") as tmp:
+        folders = [_judged_folder(Path(crate), Path(tmp) / f"crate-{i}") for i, crate in enumerate(crates)]
         documents = Path(tmp) / "contexts.json"
         documents.write_text(json.dumps(_contexts()), encoding="utf-8")
         cache = str(Path(tmp) / "http_cache")
-        warm = subprocess.run([_python_of(cli), "-c", _WARM, cache, str(documents)], capture_output=True,
-                              text=True, timeout=TIMEOUT_S)
-        if warm.returncode != 0:
-            raise ValidatorFailed(f"could not prepare roc-validator's offline context cache with {_python_of(cli)}: "
-                                  f"{(warm.stderr or warm.stdout).strip()[-500:]}")
-        report = Path(tmp) / "report.json"
-        proc = subprocess.run([str(cli), "-y", "--disable-color", "validate", "--offline", "--cache-path", cache,
-                               "-p", profile, "-l", severity, "-f", "json", "-o", str(report), "--no-paging",
-                               str(crate)],
-                              capture_output=True, text=True, timeout=TIMEOUT_S, cwd=tmp,
+        reports = [Path(tmp) / f"report-{i}.json" for i in range(len(folders))]
+        args = [[*_command_args(cache, profile, severity, report), str(folder)]
+                for folder, report in zip(folders, reports)]
+        proc = subprocess.run([_python_of(cli), "-c", _BATCH, cache, str(documents), json.dumps(args)],
+                              capture_output=True, text=True, timeout=TIMEOUT_S * max(1, len(folders)), cwd=tmp,
                               env=dict(os.environ, NO_COLOR="1", TERM="dumb"))
-        try:
-            data = json.loads(report.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            raise ValidatorFailed(f"{cli} wrote no report (exit {proc.returncode}): "
-                                  f"{(proc.stderr or proc.stdout).strip()[-800:]}") from None
-    return [Issue(check=(issue.get("check") or {}).get("identifier") or "?", severity=issue.get("severity") or "?",
-                  message=issue.get("message") or "", entity=issue.get("violatingEntity"))
-            for issue in data.get("issues") or []]
+        results = []
+        for folder, report in zip(folders, reports):
+            try:
+                data = json.loads(report.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                raise ValidatorFailed(f"{cli} wrote no report for {folder} (exit {proc.returncode}): "
+                                      f"{(proc.stderr or proc.stdout).strip()[-800:]}") from None
+            results.append([Issue(check=(issue.get("check") or {}).get("identifier") or "?",
+                                  severity=issue.get("severity") or "?", message=issue.get("message") or "",
+                                  entity=issue.get("violatingEntity"))
+                            for issue in data.get("issues") or []])
+    return results
+
+
+def _judged_folder(crate: Path, unpacked: Path) -> Path:
+    """The folder roc-validator judges: the crate folder, or a zipped crate unpacked into `unpacked`."""
+    crate = crate.resolve()
+    if not crate.is_file():
+        return crate
+    # roc-validator 0.13's JSON report fails on a zipped crate ("URI is not JSON serializable"):
+    # it judges the unpacked folder, which holds the same files
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(crate) as zf:
+            zf.extractall(unpacked)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise ValidatorFailed(f"{crate} is not a readable zip file ({exc})") from None
+    return unpacked
+
+
+def _command_args(cache: str, profile: str, severity: str, report: Path) -> list[str]:
+    """The `rocrate-validator` command line for one crate (its path is appended), offline, a JSON report."""
+    return ["-y", "--disable-color", "validate", "--offline", "--cache-path", cache, "-p", profile, "-l", severity,
+            "-f", "json", "-o", str(report), "--no-paging"]
