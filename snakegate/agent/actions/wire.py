@@ -15,6 +15,7 @@ tool: running needs an approval only the UI can mint. Pure: no I/O.
 from __future__ import annotations
 
 import copy
+import functools
 from typing import Any
 
 from snakegate.agent.actions.platform import ACTIONS, Action
@@ -86,10 +87,17 @@ def _for_step(schema: dict) -> dict:
     return out
 
 
+@functools.cache
+def _parameters(args: type) -> dict:
+    # pydantic builds a model's JSON schema anew on every call (about 2 ms a tool); every MCP tools/list and
+    # every chat step asks for all of them, so each is built once per process and handed out as a copy
+    return _clean(args.model_json_schema())
+
+
 def tool_definition(action: Action) -> dict:
     return {"type": "function",
             "function": {"name": action.name, "description": action.description,
-                         "parameters": _clean(action.args.model_json_schema())}}
+                         "parameters": copy.deepcopy(_parameters(action.args))}}
 
 
 def openai_tools() -> list[dict]:

@@ -14,6 +14,8 @@ reached through `call_action`-style dispatch, refuses. Pure: no I/O.
 
 from __future__ import annotations
 
+import functools
+
 from mcp_types import Tool, ToolAnnotations
 from pydantic import Field
 
@@ -91,4 +93,11 @@ def mcp_actions() -> dict[str, Action]:
 
 def mcp_tools() -> list[Tool]:
     """`tools/list`: every platform action in registry order, then execute and execute_refinement."""
-    return [mcp_tool(a) for a in mcp_actions().values()]
+    return list(_tools())
+
+
+@functools.cache
+def _tools() -> tuple[Tool, ...]:
+    # the list is the same for the server's whole life (no registry content in it): an MCP client may ask for
+    # it before every call (the SDK's client does, to check results against output schemas), so build it once
+    return tuple(mcp_tool(a) for a in mcp_actions().values())
