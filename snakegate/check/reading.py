@@ -10,7 +10,11 @@ parser and scanned (`snakegate.check.pyscan`); config reads inside a module
 are mapped to the outer config through the module's `config:`. Every Python
 script a rule runs (`script:`) is scanned for `snakemake.config[...]` and the
 literal paths it opens; an R script (`snakegate.check.rscan`) for `snakemake@config[[...]]` /
-`snakemake@config$...` and the literal paths it reads. Line numbers are
+`snakemake@config$...` and the literal paths it reads. A script a `shell:` command starts (`python
+scripts/x.py`, `Rscript {workflow.basedir}/x.R`, `bash {input.script}`: `snakegate.check.shellscripts`) is
+read the same way, found where the command would find it (one named from the working folder is looked
+for in the workflow folder, which is where the project keeps it), and a shell script's text is kept for
+the shell findings. Each script says whether the run's pinned copy of the workflow holds it. Line numbers are
 the files' own. This module only reads files; it never executes the workflow
 and never writes.
 """
@@ -18,6 +22,7 @@ and never writes.
 from __future__ import annotations
 
 import ast
+import os
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +32,8 @@ from snakegate.check.pyscan import ConfigRead, DynamicAccess, RuleSource, scan
 from snakegate.check.randomness import unseeded_draws
 from snakegate.check.rscan import scan_r
 from snakegate.check.scriptscan import scan_script
+from snakegate.check.shellscripts import StartedScript
+from snakegate.provenance.hashing import IGNORED_NAMES, WORKFLOW_EXCLUDED
 
 SNAKEFILE_PLACES = ("Snakefile", "workflow/Snakefile", "snakefile", "workflow/snakefile")
 
@@ -45,6 +52,10 @@ class ScriptSource:
     cwd: list[tuple[str, int]] = field(default_factory=list)
     built_paths: list[tuple[str, int]] = field(default_factory=list)
     params_read: list[tuple[str, int]] = field(default_factory=list)
+    started: str | None = None  # started by the rule's shell: command, as it writes it (None: script:/notebook:)
+    from_workdir: bool = False  # that command finds it from the working folder, not from the workflow's folder
+    pinned: bool = True  # inside the workflow folder and not under test/: hashed by the invocation, copied by the run
+    shell: str | None = None  # a shell script's text (language "shell"), for the shell command findings
 
 
 @dataclass
@@ -199,7 +210,44 @@ def read_workflow(folder: Path, root: Path | None = None, snakefile: Path | None
             src.rules.append(rule)
             if rule.script or rule.notebook:
                 src.scripts.append(read_script(path.parent / (rule.script or rule.notebook), rule.name, root, src))
+                src.scripts[-1].pinned = _pinned(path.parent / (rule.script or rule.notebook), folder)
+            for started in rule.started:
+                place = _started_file(started, rule, path, entry, folder)
+                if place is not None:
+                    script = read_script(place[0], rule.name, root, src, started.language)
+                    script.started, script.from_workdir = started.written, place[1]
+                    script.pinned = _pinned(place[0], folder)
+                    src.scripts.append(script)
     return src
+
+
+def _started_file(started: StartedScript, rule: RuleSource, here: Path, entry: Path,
+                  folder: Path) -> tuple[Path, bool] | None:
+    """(the file a shell: command starts, whether it is found from the working folder); None when the
+    reader cannot follow it: an input it cannot read, or a file from the working folder the workflow does
+    not ship (the relative-path finding names that one)."""
+    anchor, rel = started.anchor, started.path
+    if anchor == "input":
+        if rule.shipped.get(rel) is None:
+            return None
+        anchor, rel = rule.shipped[rel]
+    base = {"source": here.parent, "basedir": entry.resolve().parent, "workdir": folder}[anchor]
+    places = [base / f"{rel}.py", base / rel / "__main__.py"] if started.module else [base / rel]
+    found = next((p for p in places if p.is_file()), None)
+    if found is None and anchor == "workdir":
+        return None
+    # an input read from the working folder is named by the check of the rule's inputs (hidden_input)
+    return found or places[0], anchor == "workdir" and started.anchor != "input"
+
+
+def _pinned(path: Path, folder: Path) -> bool:
+    """Whether the run's copy of the workflow folder holds `path` (hashing.workflow_files, read lexically:
+    a symlink inside the folder is copied by its bytes)."""
+    try:
+        parts = Path(os.path.normpath(path)).relative_to(folder).parts
+    except ValueError:
+        return False
+    return bool(parts) and parts[0] not in WORKFLOW_EXCLUDED and not IGNORED_NAMES.intersection(parts)
 
 
 MAX_PATTERN_INCLUDES = 50
@@ -226,11 +274,13 @@ def _merge(src: WorkflowSource, found, prefix: tuple | None, in_module: bool) ->
         src.dynamic.append(DynamicAccess(prefix + d.prefix, d.file, d.line, d.rule, d.text, d.whole and not prefix))
 
 
-def read_script(path: Path, rule: str, root: Path | None, src: WorkflowSource) -> ScriptSource:
-    """Scan one rule script: config reads go straight into `src.reads` (how="script")."""
+def read_script(path: Path, rule: str, root: Path | None, src: WorkflowSource,
+                language: str | None = None) -> ScriptSource:
+    """Scan one rule script: config reads go straight into `src.reads` (how="script"). `language`: the
+    interpreter a shell: command starts it with; else its suffix says."""
     shown = display(path.resolve(), root)
     suffix = path.suffix.lower()
-    language = {".py": "python", ".r": "r", ".rmd": "r"}.get(suffix, "other")
+    language = language or {".py": "python", ".r": "r", ".rmd": "r"}.get(suffix, "other")
     out = ScriptSource(file=shown, rule=rule, language=language)
     try:
         text = path.read_text(encoding="utf-8")
@@ -260,4 +310,6 @@ def read_script(path: Path, rule: str, root: Path | None, src: WorkflowSource) -
         src.dynamic.extend(DynamicAccess(prefix, shown, line, rule, text, whole)
                            for prefix, line, text, whole in found.dynamic)
         out.opened, out.strings, out.params_read = found.opened, found.strings, found.params_read
+    elif language == "shell":
+        out.shell = text
     return out

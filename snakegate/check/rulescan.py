@@ -9,6 +9,7 @@ import ast
 from dataclasses import dataclass, field
 
 from snakegate.check.ioexpr import describe
+from snakegate.check.shellscripts import StartedScript, shipped_file, started_scripts
 
 # Rule directives whose argument is one literal: the name Snakemake's parser gives the decorator.
 _SINGLE = {"script": "script", "wrapper": "wrapper", "conda": "conda", "notebook": "notebook", "cwl": "cwl"}
@@ -48,6 +49,10 @@ class RuleSource:
     params: list[str] = field(default_factory=list)  # the names of `params:`
     unnamed_params: int = 0
     params_unpacked: bool = False  # params: **mapping: names the reader cannot know
+    # input name (or _1, _2 by position) -> (anchor, path) of a file it names that the reader can follow
+    # (snakegate.check.shellscripts.shipped_file), for the scripts a shell: command starts through {input.x}
+    shipped: dict[str, tuple[str, str]] = field(default_factory=dict)
+    started: list[StartedScript] = field(default_factory=list)  # scripts the shell: command starts
 
 
 
@@ -74,6 +79,7 @@ def directive(rule: RuleSource, dec, line) -> list:
                 rule.unnamed_input += 1
                 rule.paths[kind][f"_{rule.unnamed_input}"] = _first_literal(arg)
                 rule.sources[kind][f"_{rule.unnamed_input}"] = describe(arg)
+                _note_shipped(rule, f"_{rule.unnamed_input}", arg)
                 if literal(arg) is not None:
                     rule.plain_inputs.append(f"_{rule.unnamed_input}")
             else:
@@ -86,6 +92,8 @@ def directive(rule: RuleSource, dec, line) -> list:
                 (rule.named_input if kind == "input" else rule.named_output).append(kw.arg)
                 rule.paths[kind][kw.arg] = _first_literal(kw.value)
                 rule.sources[kind][kw.arg] = describe(kw.value)
+                if kind == "input":
+                    _note_shipped(rule, kw.arg, kw.value)
                 if kind == "input" and literal(kw.value) is not None:
                     rule.plain_inputs.append(kw.arg)
                 ref = _rule_ref(kw.value)
@@ -103,6 +111,7 @@ def directive(rule: RuleSource, dec, line) -> list:
         command = joined(dec.args[0])
         if command is not None:
             rule.shell.append(command)
+            rule.started.extend(started_scripts(command))
     elif kind == "threads" and dec.args:
         rule.threads = ast.unparse(dec.args[0])
     elif kind == "params":
@@ -122,6 +131,12 @@ def directive(rule: RuleSource, dec, line) -> list:
         return list(dec.args) + [k.value for k in dec.keywords]
     return []
 
+
+
+def _note_shipped(rule: RuleSource, name: str, node) -> None:
+    found = shipped_file(node)
+    if found is not None:
+        rule.shipped[name] = found
 
 
 def _positional_outputs(arg) -> list[str | None]:
