@@ -8,6 +8,7 @@ in YAML and its sample sheets. Written to `workflows/<id>/`:
 - the workflow's files, copied unchanged (Snakefile, rules, scripts, envs, schemas, config; not data,
   results, logs, `.test/` or VCS folders);
 - `workflow.yaml`: rules and their IO (unnamed IO named by position, `_1`, `_2`) typed from file extensions
+  (the built-in types and the registry's own `[types.<name>]` in snakegate.toml, as its `check` reads them)
   and `rules.<r>.output.<n>` references, outputs from the default target, tools from the shell commands;
 - `schema.json` (snakegate.contribute.draft_contract), `examples/config.yaml` from their config, a `SKILL.md` skeleton.
 
@@ -34,6 +35,7 @@ from snakegate.contribute.draft_contract import TODO, contract, node_at, type_of
 from snakegate.contribute.draft_io import Evaluator, Paths
 from snakegate.errors import ExitCode, UserError
 from snakegate.config.write import dump_config
+from snakegate.registry.types import use_types_of
 
 SKIP_DIRS = frozenset({".git", ".github", ".snakemake", ".test", ".tests", "results", "logs", "benchmarks", "data",
                        "__pycache__", ".pytest_cache", "tests"})
@@ -69,6 +71,7 @@ def draft(path: Path, registry_root: Path, wf_id: str | None = None) -> Draft:
     if dest.exists():
         raise UserError(f"{dest} already exists; nothing was written. Choose another id with --id, or remove it",
                         ExitCode.INVALID)
+    use_types_of(registry_root)  # files are typed with the registry's own types, as its `check` types them
     src = read_workflow(path, path)  # raises SnakefileSyntaxError, caught by the command
     result = Draft(folder=dest)
     config, config_file = _their_config(path, src)
@@ -80,7 +83,7 @@ def draft(path: Path, registry_root: Path, wf_id: str | None = None) -> Draft:
 
     notes = _notes(path, config_file)
     schema = contract(their_schema, config, exists, sheets, notes)
-    manifest = _manifest(wf_id, path, src, result.decide, result.unsure)
+    manifest = _manifest(wf_id, path, src, result.decide, result.unsure, schema)
     _copy(path, dest, result)
     _write(dest / "workflow.yaml", dump_config(manifest), result)
     _write(dest / "schema.json", canonical_pretty(schema), result)
@@ -180,7 +183,8 @@ def _sheet_schema(key: str, schemas: list[tuple[str, str]], tables: int) -> tupl
     return schemas[0] if len(schemas) == 1 and tables == 1 else None
 
 
-def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str], unsure: list[str]) -> dict:
+def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str], unsure: list[str],
+              schema: dict) -> dict:
     ev = Evaluator(src)
     rules: dict[str, dict] = {}
     for rule in src.rules:
@@ -192,7 +196,7 @@ def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str], un
             for name, literal in rule.paths[kind].items():
                 found = ev.paths(rule.sources[kind][name]) if name in rule.sources[kind] else Paths()
                 first = found.paths[0] if found.paths else literal
-                types[name] = (type_of_path(first) if first else None) or UNKNOWN
+                types[name] = (type_of_path(first) if first else None) or _param_type(rule, kind, name, schema)
                 kinds = sorted({type_of_path(p) or UNKNOWN for p in found.paths})
                 if len(kinds) > 1:  # expand(... ext=["html", "zip"]): one name, files of several types
                     types[name] = UNKNOWN
@@ -218,6 +222,14 @@ def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str], un
             "tools": [{"name": n, "version_command": [n, "--version"], "install": f"TODO: how to install {n}"}
                       for n in _tools(src)],
             "rules": rules, "outputs": _outputs(src, ev, decide, unsure)}
+
+
+def _param_type(rule, kind: str, name: str, schema: dict) -> str:
+    """The x-artifact type of the param a named input is read from (`input: gtf=config["annotation"]`)."""
+    keys = [path for directive, keyword, path in rule.config_reads if directive == kind and keyword == name]
+    node = node_at(schema, keys[0]) if len(keys) == 1 else None
+    artifact = (node or {}).get("x-artifact")
+    return artifact if isinstance(artifact, str) else UNKNOWN
 
 
 def _unpacked(rule, ev: Evaluator, types: dict, decide: list[str], unsure: list[str]) -> None:
