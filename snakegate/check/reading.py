@@ -72,7 +72,8 @@ class WorkflowSource:
     configfiles: list[tuple[str, int | None, str | None]] = field(default_factory=list)  # (file, line, path)
     modules: list[tuple[str, str, int | None, str | None, tuple | None]] = field(default_factory=list)
     source_paths: list[tuple[str, int | None, str]] = field(default_factory=list)  # (file, line, resolved display)
-    rules: list[RuleSource] = field(default_factory=list)
+    rules: list[RuleSource] = field(default_factory=list)  # in parse order, includes where they stand
+    target_rules: list[str] = field(default_factory=list)  # the rules that can be the default target, in order
     scripts: list[ScriptSource] = field(default_factory=list)
     unfollowed: list[tuple[str, int | None, str]] = field(default_factory=list)  # (file, line, why)
     other_validations: list[tuple[str, int | None, str | None]] = field(default_factory=list)  # validate(df, ...)
@@ -88,6 +89,12 @@ class WorkflowSource:
         if file is None or line is None or file not in self.linemaps:
             return line
         return self.linemaps[file].get(line, line)
+
+    def default_target(self) -> RuleSource | None:
+        """The rule Snakemake builds when asked for no target: the one marked `default_target: True`, else the
+        first in parse order, among the rules that can be it (none from an `include:`d file); None if none can."""
+        rules = [r for r in self.rules if r.name in self.target_rules]
+        return next((r for r in rules if r.default_target), rules[0] if rules else None)
 
     def rule(self, name: str) -> RuleSource | None:
         return next((r for r in self.rules if r.name == name), None)
@@ -153,8 +160,18 @@ def read_workflow(folder: Path, root: Path | None = None, snakefile: Path | None
     # (path, config prefix of this file: () the outer config, ("x",) a module given config["x"], None a module
     # with a config of its own; in a module?; including file; its line)
     pending: list[tuple[Path, tuple | None, bool, str | None, int | None]] = [(entry.resolve(), (), False, None, None)]
+    # where each file stands in Snakemake's parse order: an include: is read where it stands, so its rules come
+    # between the rules before and after it (the first rule in that order is the default target)
+    place: dict[tuple[Path, tuple | None], tuple] = {}
+    order: dict[int, tuple] = {}  # id(rule) -> its place
+    # Snakemake puts its default target back after each include: (a rule there is never the default target),
+    # not after a module's `use rule`; so a file gives the default target when only modules lead to it
+    targets: dict[tuple[Path, tuple | None], bool] = {(entry.resolve(), ()): True}
+    giving: set[int] = set()
     while pending:
         path, prefix, in_module, parent, parent_line = pending.pop(0)
+        here = place.get((path, prefix), ())
+        gives_target = targets.get((path, prefix), False)
         if (path, prefix) in seen:
             continue
         seen.add((path, prefix))
@@ -179,11 +196,16 @@ def read_workflow(folder: Path, root: Path | None = None, snakefile: Path | None
             if pattern and matches:  # built from config: every file it can name is read, so their reads count
                 src.pattern_includes.append((shown, line, pattern, [display(m.resolve(), root) for m in matches]))
                 pending.extend((m.resolve(), prefix, in_module, shown, line) for m in matches)
+                for i, m in enumerate(matches):
+                    place.setdefault((m.resolve(), prefix), here + (line or 0, i))
+                    targets.setdefault((m.resolve(), prefix), False)
             elif target is None:
                 src.unfollowed.append((shown, line, f"an include path built from config matches no file ({pattern})"
                                        if pattern else "an include path that is not a literal string is not followed"))
             else:
                 pending.append(((path.parent / target).resolve(), prefix, in_module, shown, line))
+                place.setdefault(((path.parent / target).resolve(), prefix), here + (line or 0,))
+                targets.setdefault(((path.parent / target).resolve(), prefix), False)
         for name, target, mapped, line in found.modules:
             if target is None:
                 src.unfollowed.append((shown, line, f"module `{name}` has no literal snakefile path; not followed"))
@@ -195,6 +217,8 @@ def read_workflow(folder: Path, root: Path | None = None, snakefile: Path | None
             module_path = (path.parent / target).resolve()
             src.modules.append((name, display(module_path, root), line, shown, inner))
             pending.append((module_path, inner, True, shown, line))
+            place.setdefault((module_path, inner), here + (line or 0,))
+            targets.setdefault((module_path, inner), gives_target)
         src.imports.extend((module, shown, line) for module, line in found.imports)
         for schema, line in found.validations:
             src.validations.append((shown, line, schema))
@@ -208,6 +232,9 @@ def read_workflow(folder: Path, root: Path | None = None, snakefile: Path | None
             src.source_paths.append((shown, line, display((path.parent / rel).resolve(), root)))
         for rule in found.rules:
             src.rules.append(rule)
+            order[id(rule)] = here + (rule.line or 0,)
+            if gives_target:
+                giving.add(id(rule))
             if rule.script or rule.notebook:
                 src.scripts.append(read_script(path.parent / (rule.script or rule.notebook), rule.name, root, src))
                 src.scripts[-1].pinned = _pinned(path.parent / (rule.script or rule.notebook), folder)
@@ -218,7 +245,10 @@ def read_workflow(folder: Path, root: Path | None = None, snakefile: Path | None
                     script.started, script.from_workdir = started.written, place[1]
                     script.pinned = _pinned(place[0], folder)
                     src.scripts.append(script)
+    src.rules.sort(key=lambda r: order[id(r)])
+    src.target_rules = [r.name for r in src.rules if id(r) in giving]
     return src
+
 
 
 def _started_file(started: StartedScript, rule: RuleSource, here: Path, entry: Path,

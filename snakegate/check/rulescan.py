@@ -120,7 +120,7 @@ def directive(rule: RuleSource, dec, line) -> list:
         rule.unnamed_params += len(dec.args)
     elif kind == "resources":
         rule.resources.update({kw.arg: ast.unparse(kw.value) for kw in dec.keywords if kw.arg})
-    elif kind == "default_target" and dec.args:
+    elif kind in ("default_target", "default_target_rule") and dec.args:  # the latter: what Snakemake's parser writes
         rule.default_target = bool(getattr(dec.args[0], "value", False))
     if kind in ("input", "output", "params", "log", "shellcmd", "conda", "resources"):
         for sub in ast.walk(dec):

@@ -251,9 +251,12 @@ def _unpacked(rule, ev: Evaluator, types: dict, decide: list[str], unsure: list[
 def _outputs(src: WorkflowSource, ev: Evaluator, decide: list[str], unsure: list[str]) -> dict:
     """What the default target asks for, evaluated: the first rule's inputs when it only collects (rule all),
     its own outputs when it makes them (rule hello)."""
-    target = next((r for r in src.rules if r.default_target), src.rules[0] if src.rules else None)
+    target = src.default_target()
     if target is None:
-        unsure.append("workflow.yaml: the workflow has no rule, so no output; declare its outputs by hand")
+        unsure.append("workflow.yaml: the workflow has no rule, so no output; declare its outputs by hand" if not
+                      src.rules else f"workflow.yaml: {src.snakefile} defines no rule of its own, and Snakemake never "
+                      "takes the default target from an include:d file, so `snakemake` alone builds nothing: "
+                      "declare the outputs by hand (or add a rule all that asks for them)")
         return {}
     kind = "output" if target.paths["output"] else "input"
     outputs: dict[str, dict] = {}
