@@ -228,6 +228,9 @@ def read_workflow(folder: Path, root: Path | None = None, snakefile: Path | None
         src.globs.extend((shown, line, pattern, rule) for pattern, line, rule in found.globs)
         for cfg, line in found.configfiles:
             src.configfiles.append((shown, line, cfg))
+        for anchor, rel, line in found.anchored_configfiles:  # as a path from the workflow folder, where it is run
+            named = (entry.resolve().parent if anchor == "basedir" else path.parent) / rel
+            src.configfiles.append((shown, line, os.path.relpath(named, folder) if _pinned(named, folder) else None))
         for rel, line in found.source_paths:
             src.source_paths.append((shown, line, display((path.parent / rel).resolve(), root)))
         for rule in found.rules:

@@ -53,6 +53,7 @@ class RuleSource:
     # (snakegate.check.shellscripts.shipped_file), for the scripts a shell: command starts through {input.x}
     shipped: dict[str, tuple[str, str]] = field(default_factory=dict)
     started: list[StartedScript] = field(default_factory=list)  # scripts the shell: command starts
+    directories: list[str] = field(default_factory=list)  # outputs written as directory("...")
 
 
 
@@ -85,6 +86,8 @@ def directive(rule: RuleSource, dec, line) -> list:
             else:
                 for path in _positional_outputs(arg):
                     rule.unnamed_output += 1
+                    if _is_directory(arg):
+                        rule.directories.append(f"_{rule.unnamed_output}")
                     rule.paths[kind][f"_{rule.unnamed_output}"] = path
                     rule.sources[kind][f"_{rule.unnamed_output}"] = ("literal", path) if path else describe(arg)
         for kw in dec.keywords:
@@ -94,6 +97,8 @@ def directive(rule: RuleSource, dec, line) -> list:
                 rule.sources[kind][kw.arg] = describe(kw.value)
                 if kind == "input":
                     _note_shipped(rule, kw.arg, kw.value)
+                elif _is_directory(kw.value):
+                    rule.directories.append(kw.arg)
                 if kind == "input" and literal(kw.value) is not None:
                     rule.plain_inputs.append(kw.arg)
                 ref = _rule_ref(kw.value)
@@ -131,6 +136,15 @@ def directive(rule: RuleSource, dec, line) -> list:
         return list(dec.args) + [k.value for k in dec.keywords]
     return []
 
+
+
+def _is_directory(node) -> bool:
+    """directory("x"), also inside other flags: temp(directory("x"))."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
+        if node.func.id == "directory":
+            return True
+        node = node.args[0]
+    return False
 
 
 def _note_shipped(rule: RuleSource, name: str, node) -> None:

@@ -99,6 +99,7 @@ def draft(path: Path, registry_root: Path, wf_id: str | None = None) -> Draft:
                              f"({_at(config, key)!r}), so it is no default: say what a user must give (required, "
                              "or a real default), and put a real value in examples/config.yaml")
     _decisions(result.decide, path, src, schema, config_file, their_schema, sheets, manifest)  # its last: check, test
+    _outside(path, src, result.unsure)
     return result
 
 
@@ -187,6 +188,7 @@ def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str], un
               schema: dict) -> dict:
     ev = Evaluator(src)
     rules: dict[str, dict] = {}
+    folders = {r.paths["output"].get(n) for r in src.rules for n in r.directories} - {None}  # directory("x")
     for rule in src.rules:
         if not rule.paths["output"]:
             continue
@@ -197,6 +199,8 @@ def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str], un
                 found = ev.paths(rule.sources[kind][name]) if name in rule.sources[kind] else Paths()
                 first = found.paths[0] if found.paths else literal
                 types[name] = (type_of_path(first) if first else None) or _param_type(rule, kind, name, schema)
+                if name in rule.directories and kind == "output" or first in folders:
+                    types[name] = "directory"
                 kinds = sorted({type_of_path(p) or UNKNOWN for p in found.paths})
                 if len(kinds) > 1:  # expand(... ext=["html", "zip"]): one name, files of several types
                     types[name] = UNKNOWN
@@ -358,6 +362,17 @@ def _skill(wf_id: str, schema: dict, manifest: dict) -> str:
         lines.append(f"- `{name}`{req}: {sub.get('description', TODO)}")
     lines += ["", "## When the gate refuses", "", f"{TODO}: what to ask the researcher for each likely gate error.", ""]
     return "\n".join(lines)
+
+
+def _outside(path: Path, src: WorkflowSource, unsure: list[str]) -> None:
+    """Files the workflow reads from outside its folder (a Nextstrain build's `../shared/`) are not copied: the
+    draft cannot run until they are in the folder."""
+    for file in sorted({f for f in src.files if Path(f).is_absolute()} | {s.file for s in src.scripts
+                                                                           if Path(s.file).is_absolute()}):
+        shown = os.path.relpath(file, path)
+        unsure.append(f"{shown} is read from outside {path.name}/ (an include:, a module or a script), so it was not "
+                      f"copied and the draft does not run: copy it into the workflow folder and point the line that "
+                      f"names it there, or draft the folder that holds both")
 
 
 def _decisions(decide: list[str], path: Path, src: WorkflowSource, schema: dict, config_file, their_schema, sheets,

@@ -1,0 +1,85 @@
+"""What taking rna-seq-star-deseq2 and Nextstrain's zika build in with `snakegate draft` showed draft got wrong
+(issue 27 §2), each as a small Snakefile of its own: a sample sheet naming FASTQ files the workflow does not
+ship, `directory()` outputs, a `configfile:` named from `workflow.basedir`, and includes from outside the
+drafted folder (`../shared/`), which draft copied nothing of while exiting 0.
+
+Draft only reads the Snakefiles written here (no Snakemake run): pure and fast.
+"""
+import json
+
+import yaml
+
+from snakegate.contribute.draft import draft
+from snakegate.contribute.draft_contract import sheet_schema
+from test_draft_evaluates import _workflow  # the upstream folder: a Snakefile, a LICENSE, the files named
+
+
+def _draft(tmp_path, folder):
+    root = tmp_path / "registry"
+    (root / "workflows").mkdir(parents=True)
+    result = draft(folder, root, "wf")
+    return (result, yaml.safe_load((result.folder / "workflow.yaml").read_text()),
+            json.loads((result.folder / "schema.json").read_text()))
+
+
+def test_a_sheet_column_naming_fastq_files_the_workflow_does_not_ship_is_an_artifact_column():
+    rows = [{"sample": "A", "fq1": "A.1.fq.gz", "fq2": "A.2.fq.gz", "sra": ""},
+            {"sample": "B", "fq1": "B.1.fq.gz", "fq2": "", "sra": "SRR1"}]
+    columns = sheet_schema({"properties": {"fq1": {"type": "string", "description": "path to FASTQ"}}}, rows,
+                           exists=lambda cell: False)["properties"]
+    assert columns["fq1"] == {"type": "string", "description": "path to FASTQ", "x-artifact": "fastq.gz"}
+    assert columns["fq2"]["x-artifact"] == "fastq.gz"
+    assert "sample" not in columns and "sra" not in columns  # names and accessions are no files
+
+
+def test_a_sheet_column_of_names_or_of_several_types_stays_a_plain_column():
+    rows = [{"reads": "A.1.fq.gz", "label": "v1.2"}, {"reads": "B.bam", "label": "v2"}]
+    assert sheet_schema({}, rows, exists=lambda cell: False)["properties"] == {}
+
+
+def test_a_directory_output_and_the_inputs_reading_it_are_typed_directory(tmp_path):
+    _, manifest, _ = _draft(tmp_path, _workflow(tmp_path, """
+        rule all:
+            input: "results/aligned.bam"
+        rule index:
+            output: directory("resources/star_genome")
+            shell: "mkdir -p {output}"
+        rule align:
+            input: idx=rules.index.output, reads="reads.fq"
+            output: bam="results/aligned.bam"
+            shell: "touch {output}"
+        """))
+    assert manifest["rules"]["index"]["output"] == {"_1": "directory"}
+    assert manifest["rules"]["align"]["input"]["idx"] == "directory"
+
+
+def test_a_configfile_named_from_workflow_basedir_is_the_config_draft_reads(tmp_path):
+    result, _, schema = _draft(tmp_path, _workflow(tmp_path, """
+        import os
+        configfile: os.path.join(workflow.basedir, "defaults/config.yaml")
+        rule all:
+            input: "results/out.txt"
+        rule make:
+            output: "results/out.txt"
+            params: n=config["filter"]["min_length"]
+            shell: "echo {params.n} > {output}"
+        """, **{"defaults/config.yaml": "filter:\n  min_length: 5385\n"}))
+    assert schema["properties"]["filter"]["properties"]["min_length"]["default"] == 5385
+    assert not [d for d in result.decide if "has no config.yaml" in d]
+
+
+def test_an_include_from_outside_the_drafted_folder_is_named_and_the_draft_is_unfinished(tmp_path):
+    folder = _workflow(tmp_path, """
+        include: "../shared/config.smk"
+        rule all:
+            input: "results/out.txt"
+        rule make:
+            output: "results/out.txt"
+            shell: "touch {output}"
+        """)
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "config.smk").write_text("MIN = 1\n")
+    result, _, _ = _draft(tmp_path, folder)
+    (said,) = [u for u in result.unsure if "outside" in u]
+    assert said.startswith("../shared/config.smk is read from outside upstream/") and "was not copied" in said
+    assert not (result.folder.parent / "shared").exists()  # nothing outside the workflow's own folder is written
