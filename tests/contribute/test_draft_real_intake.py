@@ -83,3 +83,39 @@ def test_an_include_from_outside_the_drafted_folder_is_named_and_the_draft_is_un
     (said,) = [u for u in result.unsure if "outside" in u]
     assert said.startswith("../shared/config.smk is read from outside upstream/") and "was not copied" in said
     assert not (result.folder.parent / "shared").exists()  # nothing outside the workflow's own folder is written
+
+
+def test_unpack_of_a_function_returning_dict_of_zip_gives_its_literal_names(tmp_path):
+    result, manifest, _ = _draft(tmp_path, _workflow(tmp_path, """
+        def get_fq(wildcards):
+            if wildcards.sample == "a":
+                return dict(zip(["fq1", "fq2"], expand("trimmed/{s}_{r}.fastq.gz", r=["R1", "R2"], s="a")))
+            return {"fq1": "trimmed/{sample}_single.fastq.gz".format(**wildcards)}
+        rule all:
+            input: "results/a.bam"
+        rule align:
+            input: unpack(get_fq)
+            output: bam="results/{sample}.bam"
+            shell: "touch {output}"
+        """))
+    assert manifest["rules"]["align"]["input"] == {"fq1": "fastq.gz", "fq2": "fastq.gz"}
+    assert not [u for u in result.unsure if "unpack" in u]
+
+
+def test_a_default_target_function_building_its_list_with_append_gives_every_output_it_may_hold(tmp_path):
+    result, manifest, _ = _draft(tmp_path, _workflow(tmp_path, """
+        def get_final_output():
+            final_output = expand("results/{name}.tsv", name=["a", "b"])
+            final_output.append("results/qc/report.html")
+            if config.get("pca", True):
+                final_output.extend(["results/pca.svg"])
+            return final_output
+        rule all:
+            input: get_final_output()
+        rule make:
+            output: "results/{name}.tsv"
+            shell: "touch {output}"
+        """))
+    assert sorted(o["path"] for o in manifest["outputs"].values()) == [
+        "results/a.tsv", "results/b.tsv", "results/pca.svg", "results/qc/report.html"]
+    assert not [u for u in result.unsure if "default target" in u]
