@@ -1,7 +1,8 @@
 """What taking rna-seq-star-deseq2 and Nextstrain's zika build in with `snakegate draft` showed draft got wrong
 (issue 27 §2), each as a small Snakefile of its own: a sample sheet naming FASTQ files the workflow does not
 ship, `directory()` outputs, a `configfile:` named from `workflow.basedir`, and includes from outside the
-drafted folder (`../shared/`), which draft copied nothing of while exiting 0.
+drafted folder (`../shared/`), which draft copied nothing of while exiting 0; unpack() of `dict(zip(...))`, a
+default-target function building its list with append, and Nextstrain's `# key [optional] note` comments.
 
 Draft only reads the Snakefiles written here (no Snakemake run): pure and fast.
 """
@@ -119,3 +120,23 @@ def test_a_default_target_function_building_its_list_with_append_gives_every_out
     assert sorted(o["path"] for o in manifest["outputs"].values()) == [
         "results/a.tsv", "results/b.tsv", "results/pca.svg", "results/qc/report.html"]
     assert not [u for u in result.unsure if "default target" in u]
+
+
+def test_a_note_naming_a_key_optional_declares_it_with_the_note_as_its_description(tmp_path):
+    result, _, schema = _draft(tmp_path, _workflow(tmp_path, """
+        configfile: "config.yaml"
+        rule all:
+            input: "results/out.txt"
+        rule traits:
+            output: "results/out.txt"
+            params: labels=config["traits"].get("branch_labels"), conf=config["traits"].get("branch_confidence", 0)
+            shell: "echo {params.labels} {params.conf} > {output}"
+        """, **{"config.yaml": "traits:\n  # branch_labels [optional] columns to annotate as branch labels\n"
+                               "  branch_labels:\n    - region\n"
+                               "  # branch_confidence [optional] minimum confidence of a state change\n"
+                               "  # Note: prose [optional] stays prose because it is no key\n"}))
+    traits = schema["properties"]["traits"]["properties"]
+    assert traits["branch_confidence"] == {"description": "minimum confidence of a state change"}
+    assert traits["branch_labels"]["description"] == "columns to annotate as branch labels"
+    assert "branch_confidence" not in schema["properties"]["traits"].get("required", [])
+    assert set(traits) == {"branch_labels", "branch_confidence"}
