@@ -75,7 +75,7 @@ class SourceScan:
     tables: list[tuple[tuple, int | None]] = field(default_factory=list)  # config keys read as pd.read_csv(config[k])
     # glob_wildcards("data/{x}.txt") / glob.glob("*.csv") on a literal pattern: (pattern, line, rule)
     globs: list[tuple[str, int | None, str | None]] = field(default_factory=list)
-    # Snakefiles: top-level modules imported (absolute imports only) outside a try that catches ImportError
+    # top-level modules imported (absolute imports only) outside a try that catches ImportError
     imports: list[tuple[str, int | None]] = field(default_factory=list)
     names: Bindings = field(default_factory=Bindings)  # top-level lists, glob results and functions (ioexpr)
 
@@ -209,11 +209,11 @@ class Scanner(ast.NodeVisitor):
 
     # -- imports ------------------------------------------------------------------------------------
     def visit_Import(self, node: ast.Import) -> None:
-        if not self.script and id(node) not in self.guarded:
+        if id(node) not in self.guarded:
             self.out.imports.extend((alias.name.split(".")[0], self.line(node)) for alias in node.names)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        if not self.script and not node.level and node.module and id(node) not in self.guarded:
+        if not node.level and node.module and id(node) not in self.guarded:
             self.out.imports.append((node.module.split(".")[0], self.line(node)))
 
     # -- rules --------------------------------------------------------------------------------------

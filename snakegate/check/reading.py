@@ -56,6 +56,7 @@ class ScriptSource:
     from_workdir: bool = False  # that command finds it from the working folder, not from the workflow's folder
     pinned: bool = True  # inside the workflow folder and not under test/: hashed by the invocation, copied by the run
     shell: str | None = None  # a shell script's text (language "shell"), for the shell command findings
+    imports: list[tuple[str, int | None]] = field(default_factory=list)  # a Python script's top-level imports
 
 
 @dataclass
@@ -336,6 +337,7 @@ def read_script(path: Path, rule: str, root: Path | None, src: WorkflowSource,
         out.strings = [(t, line) for t, line in found.strings if (t, line) not in facts.docstrings]
         out.fetches, out.cwd, out.built_paths = facts.fetches, facts.cwd, facts.built_paths
         out.params_read = facts.params_read
+        out.imports = found.imports
         out.unseeded = unseeded_draws(tree)
     elif language == "r":
         found = scan_r(text)

@@ -1,7 +1,8 @@
 """Issue 27 §2: a script started from `shell:` (`python scripts/x.py`, `Rscript {workflow.basedir}/x.R`,
 `bash {input.script}`, `python -m pkg.mod`) gets the scan a `script:` file gets, and a script the run's pinned
 copy does not hold (outside the workflow folder, or found from the working folder) is named: what runs must be
-what was checked. Commands the reader does not know are not guessed at.
+what was checked. A Python script's imports are held to this environment as the Snakefile's are. Commands the
+reader does not know are not guessed at.
 
 Pure: small workflows written here are read with the check's reader and their facts handed to the proofs.
 """
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from snakegate.check import CODES, WorkflowFacts
+from snakegate.check.packages import look_up, package_findings
 from snakegate.check.reading import read_workflow
 from snakegate.check.unprovable import UNPINNED, rule_findings, script_findings
 from snakegate.provenance.hashing import workflow_hash
@@ -146,3 +148,28 @@ def test_a_script_named_by_a_working_folder_input_is_scanned_and_left_to_the_inp
                                'script="scripts/fetch.py", table="data/in.csv"'),
                **{"workflows/wf/scripts/fetch.py": DOWNLOADER})
     assert [x.code for x in _findings(f)] == ["download"]  # hidden_input (ruleio) names the working-folder read
+
+
+def _import_findings(f: WorkflowFacts):
+    f.missing_packages, f.unimportable = look_up(f.manifest, f.source, Path(f.folder))
+    return package_findings(f)
+
+
+@pytest.mark.parametrize("snakefile", [_rule("python {workflow.basedir}/scripts/fit.py {input} > {output}"),
+                                       'rule fetch:\n    output: "out.csv"\n    script: "scripts/fit.py"\n'])
+def test_a_script_importing_a_package_neither_installed_nor_declared_is_named(tmp_path, snakefile):
+    f = _facts(tmp_path, snakefile, **{"workflows/wf/scripts/fit.py": "import os\nimport snakegate_absent_pkg.fit\n"
+                                                                      "from helpers import x\n",
+                                       "workflows/wf/scripts/helpers.py": "x = 1\n"})
+    (undeclared,) = _import_findings(f)
+    assert undeclared.code == "import_undeclared" and (undeclared.file, undeclared.line) == (
+        "workflows/wf/scripts/fit.py", 2)
+    assert undeclared.message.startswith("workflows/wf/scripts/fit.py imports `snakegate_absent_pkg`") and \
+        "its job would fail (ModuleNotFoundError) after the gate accepted the run" in undeclared.message
+
+
+def test_a_script_whose_rule_brings_its_own_conda_environment_is_not_held_to_this_ones_packages(tmp_path):
+    f = _facts(tmp_path, 'rule fit:\n    output: "out.csv"\n    conda: "envs/fit.yaml"\n    script: "scripts/fit.py"\n',
+               **{"workflows/wf/scripts/fit.py": "import snakegate_absent_pkg\n",
+                  "workflows/wf/envs/fit.yaml": "dependencies: [snakegate_absent_pkg]\n"})
+    assert _import_findings(f) == []
