@@ -54,6 +54,7 @@ class RuleSource:
     shipped: dict[str, tuple[str, str]] = field(default_factory=dict)
     started: list[StartedScript] = field(default_factory=list)  # scripts the shell: command starts
     directories: list[str] = field(default_factory=list)  # outputs written as directory("...")
+    inputs_unpacked: bool = False  # input: **mapping: names the reader cannot know (zika's merge_metadata)
 
 
 
@@ -90,6 +91,7 @@ def directive(rule: RuleSource, dec, line) -> list:
                         rule.directories.append(f"_{rule.unnamed_output}")
                     rule.paths[kind][f"_{rule.unnamed_output}"] = path
                     rule.sources[kind][f"_{rule.unnamed_output}"] = ("literal", path) if path else describe(arg)
+        rule.inputs_unpacked |= kind == "input" and any(kw.arg is None for kw in dec.keywords)
         for kw in dec.keywords:
             if kw.arg is not None:
                 (rule.named_input if kind == "input" else rule.named_output).append(kw.arg)

@@ -216,6 +216,10 @@ def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str], un
                                   f"({first or 'a function or lookup decides the file'})")
             if kind == "input":
                 _unpacked(rule, ev, types, decide, unsure)
+            if kind == "input" and rule.inputs_unpacked:
+                unsure.append(f"{rule.file}:{rule.line}: rule `{rule.name}` takes inputs from a **mapping whose names "
+                              "draft cannot read (they may come from the config): list the names a run gives under "
+                              f"rules.{rule.name}.input in workflow.yaml, each with its artifact type")
             if types:
                 io_types[kind] = types
         rules[rule.name] = io_types

@@ -140,3 +140,19 @@ def test_a_note_naming_a_key_optional_declares_it_with_the_note_as_its_descripti
     assert traits["branch_labels"]["description"] == "columns to annotate as branch labels"
     assert "branch_confidence" not in schema["properties"]["traits"].get("required", [])
     assert set(traits) == {"branch_labels", "branch_confidence"}
+
+
+def test_inputs_unpacked_from_a_mapping_built_from_the_config_are_named_as_unknown(tmp_path):
+    result, manifest, _ = _draft(tmp_path, _workflow(tmp_path, """
+        configfile: "config.yaml"
+        SOURCES = {i["name"]: i["metadata"] for i in config["inputs"]}
+        rule all:
+            input: "results/metadata.tsv"
+        rule merge_metadata:
+            input: **SOURCES
+            output: metadata="results/metadata.tsv"
+            shell: "cat {input} > {output}"
+        """, **{"config.yaml": "inputs:\\n  - name: ncbi\\n    metadata: data/metadata.tsv\\n"}))
+    (said,) = [u for u in result.unsure if "merge_metadata" in u]
+    assert "takes inputs from a **mapping whose names draft cannot read" in said
+    assert "rules.merge_metadata.input" in said
