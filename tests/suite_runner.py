@@ -60,6 +60,7 @@ SLOW_PATHS: tuple[str, ...] = (
     "config/test_size_refusals.py",
     "contribute/test_declarations_held.py", "contribute/test_testcases.py",
     "contribute/test_case_targets_and_profile.py",  # snakegate test with a profile and case targets, for real
+    "contribute/test_draft_default_target.py::test_draft_picks_the_rule_snakemake_itself_builds_by_default",
     "provenance/test_secret_hashes.py", "provenance/test_pinned_snapshot.py",
     "provenance/test_reviewer_questions.py::test_the_same_config_in_two_clones_is_two_runs",
     "provenance/test_prov_o.py::test_every_file_of_every_job_is_used_and_generated_in_a_role",

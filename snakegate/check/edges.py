@@ -1,6 +1,8 @@
 """Proof 3, typed edges: on every DAG edge (job -> job, param -> job, job -> declared output) both ends have
 the same declared artifact type, every type named in workflow.yaml is a known one, and an unnamed input or output
-(typed by position, `_1`, `_2`, ...) is reported once per rule. Pure: facts in, findings out.
+(typed by position, `_1`, `_2`, ...) is reported once per rule; one that cannot be typed by position (several
+expand()s make a varying number of files) is an error for the curated tier and a warning for community ones.
+Pure: facts in, findings out.
 """
 
 from __future__ import annotations
@@ -52,11 +54,14 @@ def edge_findings(f: WorkflowFacts) -> list[Finding]:
         if (rule, kind, name) in seen:
             return  # an unnamed or untyped input/output is reported once per rule, not once per job
         seen.add((rule, kind, name))
-        if name is None:
-            out.append(Finding("error", f.id, "io_name_unknown",
+        if name is None:  # unknown, not wrong: an error for curated, a warning for community (multiqc's inputs)
+            curated = f.trust == "curated"
+            out.append(Finding("error" if curated else "warning", f.id, "io_name_unknown",
                                f"rule `{rule}` {'reads' if kind == 'input' else 'writes'} {show(file, f)} {detail} "
                                f"through an unnamed {kind} that cannot be typed by position (its arguments make a "
-                               "varying number of files)", rule=rule, file=f.snakefile,
+                               "varying number of files), so the edge's types are not checked ("
+                               f"{'an error' if curated else 'a warning'} for the {f.trust} tier)",
+                               rule=rule, file=f.snakefile,
                                hint=f"name the {kind} ({kind}: <name>=...) and give <name> a type under "
                                     f"rules.{rule}.{kind} in workflow.yaml"))
             return

@@ -9,8 +9,9 @@ a call of a library, a string joined from a value: `"results/" + name`; one join
 a literal).
 `bindings(tree)` reads what a file's top level binds: names bound once to a literal list of strings, names
 bound to a `glob_wildcards(...)` of a literal pattern, and the functions it defines with what each returns
-(described the same way; a dict literal's keys are the names `unpack()` gives). Nothing is read from disk and
-nothing is executed here.
+(described the same way; a dict literal's keys are the names `unpack()` gives, as are those of
+`dict(zip(["fq1", "fq2"], ...))`; a local list the function builds with `=`, `.append`, `.extend` and `+=`
+before returning it is the list of what it may hold). Nothing is read from disk and nothing is executed here.
 """
 
 from __future__ import annotations
@@ -131,15 +132,49 @@ def _returned(node) -> list[tuple]:
         keys = [_str(k) for k in node.keys]
         if all(k is not None for k in keys):
             return [("dict", tuple((k, describe(v)) for k, v in zip(keys, node.values)))]
+    zipped = _dict_of_zip(node)
+    if zipped is not None:
+        return [zipped]
     return [describe(node)]
+
+
+def _dict_of_zip(node) -> tuple | None:
+    """dict(zip(["fq1", "fq2"], expand(...))): the keys are the literal names; each may be any of the values."""
+    if (_call_name(node) == "dict" and len(node.args) == 1 and not node.keywords and _call_name(node.args[0]) == "zip"
+            and len(node.args[0].args) == 2 and isinstance(node.args[0].args[0], (ast.List, ast.Tuple))):
+        keys = [_str(k) for k in node.args[0].args[0].elts]
+        if keys and all(k is not None for k in keys):
+            return ("dict", tuple((k, describe(node.args[0].args[1])) for k in keys))
+    return None
+
+
+def _local_lists(fn) -> dict[str, list[tuple]]:
+    """A function's local names, each with what it is built of: `x = expand(...)`, `x.append("a")`,
+    `x.extend(...)`, `x += [...]` (every branch: what it may hold)."""
+    pieces: dict[str, list[tuple]] = {}
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            pieces.setdefault(node.targets[0].id, []).append(describe(node.value))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and isinstance(node.op, ast.Add):
+            pieces.setdefault(node.target.id, []).append(describe(node.value))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args
+              and node.func.attr in ("append", "extend") and isinstance(node.func.value, ast.Name)):
+            pieces.setdefault(node.func.value.id, []).append(describe(node.args[0]))
+    return pieces
 
 
 def _returns(fn) -> tuple[tuple, bool]:
     values, complete = [], True
+    local = _local_lists(fn) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) else {}
     for node in ast.walk(fn):
         if isinstance(node, ast.Return):
             if node.value is None:
                 complete = False
+                continue
+            if isinstance(node.value, ast.Name) and node.value.id in local:  # return final_output, built above
+                built = local[node.value.id]
+                values.append(("list", tuple(built)))
+                complete = complete and all(d[0] not in ("other", "function") for d in built)
                 continue
             for desc in _returned(node.value):
                 values.append(desc)

@@ -1,5 +1,7 @@
 """Python packages a workflow's Snakefile imports while Snakemake reads it (issue 27: `augur` in a
-Nextstrain build): each must be declared in workflow.yaml `python_packages:` or be importable here.
+Nextstrain build), and those its Python scripts import (`script:` or started from `shell:`, unless the rule
+brings its own `conda:` environment): each must be declared in workflow.yaml `python_packages:` or be
+importable here.
 
 `look_up` (run by gather) asks the import system where each module is, without importing it, so no
 package code runs; `package_findings` is the pure proof over what it found:
@@ -50,7 +52,12 @@ def look_up(manifest: dict | None, source, folder: Path) -> tuple[list[dict], li
     missing = [{"name": p["name"], "module": p.get("module") or p["name"], "install": p.get("install")}
                for p in declared if not importable(p.get("module") or p["name"])]
     unknown: list[tuple[str, str, int | None]] = []
-    imports = getattr(source, "imports", None) or []
+    imports = list(getattr(source, "imports", None) or [])
+    # a Python script runs in this environment too, unless its rule brings a conda environment of its own
+    for script in getattr(source, "scripts", None) or []:
+        rule = source.rule(script.rule)
+        if script.language == "python" and not (rule is not None and rule.conda):
+            imports.extend((module, script.file, line) for module, line in script.imports)
     shipped = _shipped_modules(folder) if imports else set()
     seen: set[str] = set()
     for module, file, line in imports:
@@ -70,11 +77,14 @@ def package_findings(f: WorkflowFacts) -> list[Finding]:
                            "so this workflow cannot be run or tested on this machine",
                            file=f"{f.rel}/workflow.yaml",
                            hint=f"install it into snakegate's environment: `{package['install']}`"))
+    scripts = {s.file for s in (f.source.scripts if f.source else [])}
     for module, file, line in f.unimportable:
-        out.append(Finding("error", f.id, UNDECLARED,
-                           f"the Snakefile imports `{module}`, which is not installed here and not declared under "
-                           "`python_packages:` in workflow.yaml: Snakemake would stop reading the Snakefile "
-                           "(ModuleNotFoundError) after the gate accepted the run",
+        what = (f"{file} imports `{module}`, which is not installed here and not declared under `python_packages:` in "
+                "workflow.yaml: its job would fail (ModuleNotFoundError)" if file in scripts else
+                f"the Snakefile imports `{module}`, which is not installed here and not declared under "
+                "`python_packages:` in workflow.yaml: Snakemake would stop reading the Snakefile "
+                "(ModuleNotFoundError)")
+        out.append(Finding("error", f.id, UNDECLARED, what + " after the gate accepted the run",
                            file=file, line=line,
                            hint=(f"declare it in workflow.yaml, e.g. `python_packages: [{{name: {module}, install: "
                                  f"\"pip install {module}\"}}]` (add `module:` when the import name differs), and "

@@ -23,7 +23,7 @@ CODES = (
     "wrapper_unchecked", "conda_env_missing", "download", "hardcoded_path", "preflight_invalid", "preflight_impure",
     "resource_invalid", "resource_differs", "unseeded_random", "unquoted_shell_param",
     sensitive.CODE, declarations.CODE, declarations.UNEXERCISED, evaluate.CODE, evaluate.UNPROVEN, workfolder.CODE,
-    scriptparams.CODE, packages.CODE, packages.UNDECLARED,
+    scriptparams.CODE, packages.CODE, packages.UNDECLARED, unprovable.UNPINNED,
 )
 
 Proof = Callable[[WorkflowFacts], list[Finding]]

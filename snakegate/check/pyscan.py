@@ -22,6 +22,7 @@ from snakegate.check.rulescan import RuleSource, directive
 from snakegate.check.rulescan import joined as _joined
 from snakegate.check.rulescan import literal as _literal
 from snakegate.check.rulescan import text as _text
+from snakegate.check.shellscripts import shipped_file
 
 # Calls Snakemake's parser generates inside a rule's function; they pass the whole config on.
 _GENERATED_CALLS = frozenset({"script", "notebook", "wrapper", "cwl", "template_engine"})
@@ -62,6 +63,8 @@ class SourceScan:
     includes: list[tuple[str | None, int | None, str | None]] = field(default_factory=list)
     validations: list[tuple[str | None, int | None]] = field(default_factory=list)  # (schema path, line)
     configfiles: list[tuple[str | None, int | None]] = field(default_factory=list)
+    # configfile: named from the Snakefile's folder: (anchor "basedir" | "source", path, line); shellscripts.shipped_file
+    anchored_configfiles: list[tuple[str, str, int | None]] = field(default_factory=list)
     # (name, snakefile literal or None, config key path: () for `config`, None when not the outer config, line)
     modules: list[tuple[str, str | None, tuple | None, int | None]] = field(default_factory=list)
     source_paths: list[tuple[str, int | None]] = field(default_factory=list)
@@ -72,7 +75,7 @@ class SourceScan:
     tables: list[tuple[tuple, int | None]] = field(default_factory=list)  # config keys read as pd.read_csv(config[k])
     # glob_wildcards("data/{x}.txt") / glob.glob("*.csv") on a literal pattern: (pattern, line, rule)
     globs: list[tuple[str, int | None, str | None]] = field(default_factory=list)
-    # Snakefiles: top-level modules imported (absolute imports only) outside a try that catches ImportError
+    # top-level modules imported (absolute imports only) outside a try that catches ImportError
     imports: list[tuple[str, int | None]] = field(default_factory=list)
     names: Bindings = field(default_factory=Bindings)  # top-level lists, glob results and functions (ioexpr)
 
@@ -206,11 +209,11 @@ class Scanner(ast.NodeVisitor):
 
     # -- imports ------------------------------------------------------------------------------------
     def visit_Import(self, node: ast.Import) -> None:
-        if not self.script and id(node) not in self.guarded:
+        if id(node) not in self.guarded:
             self.out.imports.extend((alias.name.split(".")[0], self.line(node)) for alias in node.names)
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
-        if not self.script and not node.level and node.module and id(node) not in self.guarded:
+        if not node.level and node.module and id(node) not in self.guarded:
             self.out.imports.append((node.module.split(".")[0], self.line(node)))
 
     # -- rules --------------------------------------------------------------------------------------
@@ -241,7 +244,11 @@ class Scanner(ast.NodeVisitor):
             self.out.includes.append((target, self.line(node), None if target or not node.args else
                                       _include_pattern(node.args[0])))
         elif kind == "configfile":
-            self.out.configfiles.append((_literal(node.args[0]) if node.args else None, self.line(node)))
+            shipped = shipped_file(node.args[0]) if node.args and _literal(node.args[0]) is None else None
+            if shipped is not None and shipped[0] != "workdir":  # os.path.join(workflow.basedir, "defaults/x.yaml")
+                self.out.anchored_configfiles.append((shipped[0], shipped[1], self.line(node)))
+            else:
+                self.out.configfiles.append((_literal(node.args[0]) if node.args else None, self.line(node)))
         elif kind == "source_path" and node.args and _literal(node.args[0]):
             self.out.source_paths.append((_literal(node.args[0]), self.line(node)))
         elif kind == "module":

@@ -9,6 +9,7 @@ import ast
 from dataclasses import dataclass, field
 
 from snakegate.check.ioexpr import describe
+from snakegate.check.shellscripts import StartedScript, shipped_file, started_scripts
 
 # Rule directives whose argument is one literal: the name Snakemake's parser gives the decorator.
 _SINGLE = {"script": "script", "wrapper": "wrapper", "conda": "conda", "notebook": "notebook", "cwl": "cwl"}
@@ -48,6 +49,12 @@ class RuleSource:
     params: list[str] = field(default_factory=list)  # the names of `params:`
     unnamed_params: int = 0
     params_unpacked: bool = False  # params: **mapping: names the reader cannot know
+    # input name (or _1, _2 by position) -> (anchor, path) of a file it names that the reader can follow
+    # (snakegate.check.shellscripts.shipped_file), for the scripts a shell: command starts through {input.x}
+    shipped: dict[str, tuple[str, str]] = field(default_factory=dict)
+    started: list[StartedScript] = field(default_factory=list)  # scripts the shell: command starts
+    directories: list[str] = field(default_factory=list)  # outputs written as directory("...")
+    inputs_unpacked: bool = False  # input: **mapping: names the reader cannot know (zika's merge_metadata)
 
 
 
@@ -74,18 +81,26 @@ def directive(rule: RuleSource, dec, line) -> list:
                 rule.unnamed_input += 1
                 rule.paths[kind][f"_{rule.unnamed_input}"] = _first_literal(arg)
                 rule.sources[kind][f"_{rule.unnamed_input}"] = describe(arg)
+                _note_shipped(rule, f"_{rule.unnamed_input}", arg)
                 if literal(arg) is not None:
                     rule.plain_inputs.append(f"_{rule.unnamed_input}")
             else:
                 for path in _positional_outputs(arg):
                     rule.unnamed_output += 1
+                    if _is_directory(arg):
+                        rule.directories.append(f"_{rule.unnamed_output}")
                     rule.paths[kind][f"_{rule.unnamed_output}"] = path
                     rule.sources[kind][f"_{rule.unnamed_output}"] = ("literal", path) if path else describe(arg)
+        rule.inputs_unpacked |= kind == "input" and any(kw.arg is None for kw in dec.keywords)
         for kw in dec.keywords:
             if kw.arg is not None:
                 (rule.named_input if kind == "input" else rule.named_output).append(kw.arg)
                 rule.paths[kind][kw.arg] = _first_literal(kw.value)
                 rule.sources[kind][kw.arg] = describe(kw.value)
+                if kind == "input":
+                    _note_shipped(rule, kw.arg, kw.value)
+                elif _is_directory(kw.value):
+                    rule.directories.append(kw.arg)
                 if kind == "input" and literal(kw.value) is not None:
                     rule.plain_inputs.append(kw.arg)
                 ref = _rule_ref(kw.value)
@@ -103,6 +118,7 @@ def directive(rule: RuleSource, dec, line) -> list:
         command = joined(dec.args[0])
         if command is not None:
             rule.shell.append(command)
+            rule.started.extend(started_scripts(command))
     elif kind == "threads" and dec.args:
         rule.threads = ast.unparse(dec.args[0])
     elif kind == "params":
@@ -111,7 +127,7 @@ def directive(rule: RuleSource, dec, line) -> list:
         rule.unnamed_params += len(dec.args)
     elif kind == "resources":
         rule.resources.update({kw.arg: ast.unparse(kw.value) for kw in dec.keywords if kw.arg})
-    elif kind == "default_target" and dec.args:
+    elif kind in ("default_target", "default_target_rule") and dec.args:  # the latter: what Snakemake's parser writes
         rule.default_target = bool(getattr(dec.args[0], "value", False))
     if kind in ("input", "output", "params", "log", "shellcmd", "conda", "resources"):
         for sub in ast.walk(dec):
@@ -122,6 +138,21 @@ def directive(rule: RuleSource, dec, line) -> list:
         return list(dec.args) + [k.value for k in dec.keywords]
     return []
 
+
+
+def _is_directory(node) -> bool:
+    """directory("x"), also inside other flags: temp(directory("x"))."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
+        if node.func.id == "directory":
+            return True
+        node = node.args[0]
+    return False
+
+
+def _note_shipped(rule: RuleSource, name: str, node) -> None:
+    found = shipped_file(node)
+    if found is not None:
+        rule.shipped[name] = found
 
 
 def _positional_outputs(arg) -> list[str | None]:

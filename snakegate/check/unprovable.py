@@ -4,7 +4,10 @@ examples; downloads done by libraries in scripts, `snakegate.check.scriptscan`),
 paths in scripts and shell commands (and paths a script builds from the working folder: `Path.cwd()`,
 `open(f"data/{x}.csv")`), and scripts that draw random numbers without seeding (`snakegate.check.randomness`):
 the same invocation would not give the same outputs. A URL in a shell comment or a script's docstring is a
-citation, not a download, and is not reported.
+citation, not a download, and is not reported. Scripts a `shell:` command starts (`snakegate.check.shellscripts`)
+are held to the same; one the run's pinned copy of the workflow does not hold (outside the workflow folder,
+under its test/, or started from the working folder) is `script_unpinned`, an error for every tier: what runs
+would not be what was checked.
 
 Each is a named finding, an error for the `curated` tier and a warning for `community`; never silence.
 Pure: the reader's facts (rules, scripts, literals) in, findings out.
@@ -17,6 +20,7 @@ import re
 from typing import Any, Iterator
 
 from snakegate.check.facts import Finding, WorkflowFacts, inside
+from snakegate.check.shellscripts import shell_code
 
 URL = re.compile(r"\b(?:https?|ftp|sftp|s3|gs)://[^\s'\"{}]+", re.I)
 DOWNLOAD = re.compile(r"(?<![\w.-])(wget|curl|aria2c|lftp|rsync|scp|sftp|git\s+clone|svn\s+(?:co|checkout|export)|"
@@ -28,6 +32,7 @@ SYSTEM = ("/dev/", "/proc/self/", "/bin/", "/usr/bin/", "/usr/local/bin/", "/usr
 # A relative file path in a shell command: a/b.ext, not through {input}/{output}.
 RELATIVE = re.compile(r"(?:(?<=[\s=<>'\"(])|^)((?:\.\.?/)?[A-Za-z0-9_.-]+/[A-Za-z0-9_./-]*\.[A-Za-z0-9]+)(?=[\s;|&)'\"]|$)")
 PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+UNPINNED = "script_unpinned"
 
 
 def _severity(f: WorkflowFacts) -> str:
@@ -42,7 +47,8 @@ def _finding(f: WorkflowFacts, code: str, message: str, hint: str, rule=None, fi
 
 def absolute_paths(text: str) -> list[str]:
     found = []
-    for m in ABSOLUTE.finditer(PLACEHOLDER.sub(" ", text)):
+    # `{workflow.basedir}/x.py`, `{input}/part` are built on a value, not absolute: the placeholder is no separator
+    for m in ABSOLUTE.finditer(PLACEHOLDER.sub("\x00", text)):
         path = m.group(1)
         if not path.startswith(SYSTEM) and not URL.search(text[max(0, m.start() - 8):m.end()]):
             found.append(path)
@@ -72,10 +78,12 @@ def rule_findings(f: WorkflowFacts) -> list[Finding]:
                                 f"rule `{rule.name}` names conda environment `{rule.conda}`, which is not a file in "
                                 "the workflow folder, so what the rule runs with cannot be read",
                                 "ship the environment file (envs/<name>.yaml) next to the rules, or drop conda:", **where))
+        # a script the command starts from the working folder is named by script_findings, not twice here
+        started = [s.started for s in f.source.scripts if s.rule == rule.name and s.from_workdir]
         for text in rule.shell:
             text = shell_code(text)  # a URL in a comment is a citation, not a download
             out.extend(_text_findings(f, text, f"the shell command of rule `{rule.name}`", where, shell=True,
-                                      declared=[t for k, t, _ in rule.literals if k in ("output", "log")]))
+                                      declared=[t for k, t, _ in rule.literals if k in ("output", "log")] + started))
         for kind, text, line in rule.literals:
             if kind == "params" and URL.search(text):
                 out.append(_finding(f, "download", f"rule `{rule.name}` passes the URL {URL.search(text).group(0)} "
@@ -83,23 +91,6 @@ def rule_findings(f: WorkflowFacts) -> list[Finding]:
                                     "make the file an x-artifact input inside a data root", rule=rule.name,
                                     file=rule.file, line=line))
     return out
-
-
-def shell_code(text: str) -> str:
-    """A shell command without its comments: `#` at the start of a word, outside quotes, to the end of the line."""
-    lines = []
-    for line in text.splitlines():
-        quote, cut = None, len(line)
-        for i, ch in enumerate(line):
-            if quote:
-                quote = None if ch == quote and line[i - 1] != "\\" else quote
-            elif ch in "\"'":
-                quote = ch
-            elif ch == "#" and (i == 0 or line[i - 1].isspace()):
-                cut = i
-                break
-        lines.append(line[:cut])
-    return "\n".join(lines)
 
 
 def _env_shipped(f: WorkflowFacts, rule) -> bool:
@@ -145,6 +136,10 @@ def script_findings(f: WorkflowFacts) -> list[Finding]:
                                "does not exist", hint="ship the script in the workflow folder", rule=script.rule,
                                file=script.file))
             continue
+        out.extend(_unpinned(f, script))
+        if script.shell is not None:
+            out.extend(_text_findings(f, shell_code(script.shell), script.file, dict(rule=script.rule,
+                                      file=script.file), shell=True))
         for call, line in script.fetches:
             out.append(_finding(f, "download", f"{script.file} downloads with `{call}`: its data comes from the "
                                                "network, unseen by the gate and unpinned by the invocation",
@@ -185,6 +180,26 @@ def script_findings(f: WorkflowFacts) -> list[Finding]:
                 out.append(_finding(f, code, f"{script.file}: {message}", hint, rule=script.rule, file=script.file,
                                     line=line))
     return out
+
+
+def _unpinned(f: WorkflowFacts, script) -> list[Finding]:
+    """A script that runs but is not the workflow folder's pinned copy: what runs is not what was checked."""
+    where = dict(rule=script.rule, file=script.file)
+    how = f"the shell command of rule `{script.rule}` starts `{script.started}`" if script.started else \
+        f"rule `{script.rule}` runs {script.file}"
+    if not script.pinned:
+        return [Finding("error", f.id, UNPINNED, f"{how}, which lies outside the workflow folder (or under its "
+                        "test/): the invocation's hash does not cover it and the run's copy of the workflow does "
+                        "not hold it, so what runs is not what was checked and approved",
+                        hint="move the script into the workflow folder (e.g. scripts/) and name it from there",
+                        **where)]
+    if script.from_workdir:
+        return [Finding("error", f.id, UNPINNED, f"{how} from the working folder (the registry root on the "
+                        f"registry path), not the {script.file} the workflow ships: that file is not the checked "
+                        "and pinned one, or is not there at all",
+                        hint="name it from the Snakefile's folder: `{workflow.basedir}/<path>` in the command, or "
+                             "`input: script=workflow.source_path(\"<path>\")` and `{input.script}`", **where)]
+    return []
 
 
 def _string_hits(text: str) -> Iterator[tuple[str, str, str]]:

@@ -5,7 +5,8 @@
 - Commented-out keys: a comment line that is itself a `key: value` line (`# min_quality: 20`,
   `#adapters: [AGATC]`) is an optional key the workflow knows; it is declared, with the value as an example.
   Prose (`# Note: see the docs`) is not: the key must be lower-case snake/kebab case and the value a
-  number, a boolean, a list, nothing, or one word.
+  number, a boolean, a list, nothing, or one word. A note naming a key as optional (`# branch_confidence
+  [optional] minimum confidence of ...`, as Nextstrain's builds write them) declares it too, described by the note.
 - Placeholders: a value the author left to be filled (`TODO`, `FIXME`, `CHANGEME`, `<path/to/file>`,
   `/path/to/...`) is listed, so draft warns instead of making it a default.
 
@@ -22,6 +23,8 @@ from ruamel.yaml import YAML, YAMLError
 
 _KEY_LINE = re.compile(r"^(\s*)([^\s#:][^#:]*?|\"[^\"]*\"|'[^']*'):(?:\s+(.*?))?\s*$")
 _COMMENTED_KEY = re.compile(r"^(\s*)#\s?([a-z_][a-z0-9_-]*):(?:\s+(.*?))?\s*$")
+# Nextstrain's builds: "# branch_confidence [optional] minimum confidence of ..." names an optional key
+_OPTIONAL_NOTE = re.compile(r"^(\s*)#\s?([a-z_][a-z0-9_-]*)\s+[\[(]optional[\])]:?\s*(.*?)\s*$", re.I)
 MAX_LINE = 2000
 _PLACEHOLDER = re.compile(r"^(?:todo|fixme|changeme|tbd|xxx+|<[^>]*>|/?path/to/.*|.*\bTODO\b.*)$", re.I)
 
@@ -72,6 +75,14 @@ def read_notes(text: str) -> ConfigNotes:
             block, block_indent = [], None
             continue
         if not raw.strip() or raw.lstrip().startswith("---"):
+            block, block_indent = [], None
+            continue
+        optional = _OPTIONAL_NOTE.match(raw)
+        if optional:  # a key the workflow reads when given: declared, its note the description, no example
+            path = parent(len(optional.group(1))) + (optional.group(2),)
+            notes.commented.setdefault(path, None)
+            if optional.group(3):
+                notes.descriptions[path] = optional.group(3)
             block, block_indent = [], None
             continue
         commented = _COMMENTED_KEY.match(raw)

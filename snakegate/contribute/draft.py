@@ -8,6 +8,7 @@ in YAML and its sample sheets. Written to `workflows/<id>/`:
 - the workflow's files, copied unchanged (Snakefile, rules, scripts, envs, schemas, config; not data,
   results, logs, `.test/` or VCS folders);
 - `workflow.yaml`: rules and their IO (unnamed IO named by position, `_1`, `_2`) typed from file extensions
+  (the built-in types and the registry's own `[types.<name>]` in snakegate.toml, as its `check` reads them)
   and `rules.<r>.output.<n>` references, outputs from the default target, tools from the shell commands;
 - `schema.json` (snakegate.contribute.draft_contract), `examples/config.yaml` from their config, a `SKILL.md` skeleton.
 
@@ -34,6 +35,7 @@ from snakegate.contribute.draft_contract import TODO, contract, node_at, type_of
 from snakegate.contribute.draft_io import Evaluator, Paths
 from snakegate.errors import ExitCode, UserError
 from snakegate.config.write import dump_config
+from snakegate.registry.types import use_types_of
 
 SKIP_DIRS = frozenset({".git", ".github", ".snakemake", ".test", ".tests", "results", "logs", "benchmarks", "data",
                        "__pycache__", ".pytest_cache", "tests"})
@@ -69,6 +71,7 @@ def draft(path: Path, registry_root: Path, wf_id: str | None = None) -> Draft:
     if dest.exists():
         raise UserError(f"{dest} already exists; nothing was written. Choose another id with --id, or remove it",
                         ExitCode.INVALID)
+    use_types_of(registry_root)  # files are typed with the registry's own types, as its `check` types them
     src = read_workflow(path, path)  # raises SnakefileSyntaxError, caught by the command
     result = Draft(folder=dest)
     config, config_file = _their_config(path, src)
@@ -80,7 +83,7 @@ def draft(path: Path, registry_root: Path, wf_id: str | None = None) -> Draft:
 
     notes = _notes(path, config_file)
     schema = contract(their_schema, config, exists, sheets, notes)
-    manifest = _manifest(wf_id, path, src, result.decide, result.unsure)
+    manifest = _manifest(wf_id, path, src, result.decide, result.unsure, schema)
     _copy(path, dest, result)
     _write(dest / "workflow.yaml", dump_config(manifest), result)
     _write(dest / "schema.json", canonical_pretty(schema), result)
@@ -96,6 +99,7 @@ def draft(path: Path, registry_root: Path, wf_id: str | None = None) -> Draft:
                              f"({_at(config, key)!r}), so it is no default: say what a user must give (required, "
                              "or a real default), and put a real value in examples/config.yaml")
     _decisions(result.decide, path, src, schema, config_file, their_schema, sheets, manifest)  # its last: check, test
+    _outside(path, src, result.unsure)
     return result
 
 
@@ -180,9 +184,11 @@ def _sheet_schema(key: str, schemas: list[tuple[str, str]], tables: int) -> tupl
     return schemas[0] if len(schemas) == 1 and tables == 1 else None
 
 
-def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str], unsure: list[str]) -> dict:
+def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str], unsure: list[str],
+              schema: dict) -> dict:
     ev = Evaluator(src)
     rules: dict[str, dict] = {}
+    folders = {r.paths["output"].get(n) for r in src.rules for n in r.directories} - {None}  # directory("x")
     for rule in src.rules:
         if not rule.paths["output"]:
             continue
@@ -192,7 +198,9 @@ def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str], un
             for name, literal in rule.paths[kind].items():
                 found = ev.paths(rule.sources[kind][name]) if name in rule.sources[kind] else Paths()
                 first = found.paths[0] if found.paths else literal
-                types[name] = (type_of_path(first) if first else None) or UNKNOWN
+                types[name] = (type_of_path(first) if first else None) or _param_type(rule, kind, name, schema)
+                if name in rule.directories and kind == "output" or first in folders:
+                    types[name] = "directory"
                 kinds = sorted({type_of_path(p) or UNKNOWN for p in found.paths})
                 if len(kinds) > 1:  # expand(... ext=["html", "zip"]): one name, files of several types
                     types[name] = UNKNOWN
@@ -208,6 +216,10 @@ def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str], un
                                   f"({first or 'a function or lookup decides the file'})")
             if kind == "input":
                 _unpacked(rule, ev, types, decide, unsure)
+            if kind == "input" and rule.inputs_unpacked:
+                unsure.append(f"{rule.file}:{rule.line}: rule `{rule.name}` takes inputs from a **mapping whose names "
+                              "draft cannot read (they may come from the config): list the names a run gives under "
+                              f"rules.{rule.name}.input in workflow.yaml, each with its artifact type")
             if types:
                 io_types[kind] = types
         rules[rule.name] = io_types
@@ -218,6 +230,14 @@ def _manifest(wf_id: str, path: Path, src: WorkflowSource, decide: list[str], un
             "tools": [{"name": n, "version_command": [n, "--version"], "install": f"TODO: how to install {n}"}
                       for n in _tools(src)],
             "rules": rules, "outputs": _outputs(src, ev, decide, unsure)}
+
+
+def _param_type(rule, kind: str, name: str, schema: dict) -> str:
+    """The x-artifact type of the param a named input is read from (`input: gtf=config["annotation"]`)."""
+    keys = [path for directive, keyword, path in rule.config_reads if directive == kind and keyword == name]
+    node = node_at(schema, keys[0]) if len(keys) == 1 else None
+    artifact = (node or {}).get("x-artifact")
+    return artifact if isinstance(artifact, str) else UNKNOWN
 
 
 def _unpacked(rule, ev: Evaluator, types: dict, decide: list[str], unsure: list[str]) -> None:
@@ -239,9 +259,12 @@ def _unpacked(rule, ev: Evaluator, types: dict, decide: list[str], unsure: list[
 def _outputs(src: WorkflowSource, ev: Evaluator, decide: list[str], unsure: list[str]) -> dict:
     """What the default target asks for, evaluated: the first rule's inputs when it only collects (rule all),
     its own outputs when it makes them (rule hello)."""
-    target = next((r for r in src.rules if r.default_target), src.rules[0] if src.rules else None)
+    target = src.default_target()
     if target is None:
-        unsure.append("workflow.yaml: the workflow has no rule, so no output; declare its outputs by hand")
+        unsure.append("workflow.yaml: the workflow has no rule, so no output; declare its outputs by hand" if not
+                      src.rules else f"workflow.yaml: {src.snakefile} defines no rule of its own, and Snakemake never "
+                      "takes the default target from an include:d file, so `snakemake` alone builds nothing: "
+                      "declare the outputs by hand (or add a rule all that asks for them)")
         return {}
     kind = "output" if target.paths["output"] else "input"
     outputs: dict[str, dict] = {}
@@ -343,6 +366,17 @@ def _skill(wf_id: str, schema: dict, manifest: dict) -> str:
         lines.append(f"- `{name}`{req}: {sub.get('description', TODO)}")
     lines += ["", "## When the gate refuses", "", f"{TODO}: what to ask the researcher for each likely gate error.", ""]
     return "\n".join(lines)
+
+
+def _outside(path: Path, src: WorkflowSource, unsure: list[str]) -> None:
+    """Files the workflow reads from outside its folder (a Nextstrain build's `../shared/`) are not copied: the
+    draft cannot run until they are in the folder."""
+    for file in sorted({f for f in src.files if Path(f).is_absolute()} | {s.file for s in src.scripts
+                                                                           if Path(s.file).is_absolute()}):
+        shown = os.path.relpath(file, path)
+        unsure.append(f"{shown} is read from outside {path.name}/ (an include:, a module or a script), so it was not "
+                      f"copied and the draft does not run: copy it into the workflow folder and point the line that "
+                      f"names it there, or draft the folder that holds both")
 
 
 def _decisions(decide: list[str], path: Path, src: WorkflowSource, schema: dict, config_file, their_schema, sheets,

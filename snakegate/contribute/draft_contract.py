@@ -171,13 +171,15 @@ def _artifacts(sub: dict, value: Any, exists: Callable[[str], bool]) -> None:
 
 
 def sheet_schema(row_schema: dict, rows: list[dict], exists: Callable[[str], bool]) -> dict:
-    """Their samples.schema.yaml as an x-sample-sheet: path columns (cells naming files) get x-artifact."""
+    """Their samples.schema.yaml as an x-sample-sheet: path columns get x-artifact: every cell names a file of
+    the workflow, or every cell's extension names one artifact type (A.1.fq.gz: their data, not shipped)."""
     out = {k: copy.deepcopy(v) for k, v in row_schema.items() if k not in ("$schema", "description")}
     props = out.setdefault("properties", {})
     columns = {c for row in rows for c in row}
     for column in sorted(columns):
         cells = [row[column] for row in rows if row.get(column)]
-        if cells and all(exists(c) for c in cells):
+        named = {type_of_path(c) for c in cells}  # A.1.fq.gz: a file, shipped or not (the data lives elsewhere)
+        if cells and (all(exists(c) for c in cells) or (len(named) == 1 and None not in named)):
             types = {type_of_path(c) or "text" for c in cells}
             props.setdefault(column, {"type": "string", "description": f"{TODO} `{column}`"})
             props[column]["x-artifact"] = types.pop() if len(types) == 1 else "text"

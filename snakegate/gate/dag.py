@@ -16,6 +16,7 @@ import contextlib
 import io
 import json
 import logging
+import math
 import os
 import tempfile
 import threading
@@ -82,6 +83,8 @@ def _named(namedlist) -> dict[str, list[str]]:
 
 
 def _plain(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)  # NaN from a sample sheet's empty cell: JSON has no NaN, the sandbox's answer must parse
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
     if isinstance(value, dict):

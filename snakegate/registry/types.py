@@ -70,6 +70,14 @@ def registry_types(root: Path) -> dict[str, dict]:
     return declared
 
 
+def use_types_of(root: Path) -> None:
+    """Put the registry at `root`'s types in force (metaschemas.artifact_types), replacing any other
+    registry's: what `check`, the gate and `draft` type files with. Raises TypesError, leaving the
+    built-in types alone in force."""
+    metaschemas.use_registry_types({})  # types that do not load leave no other registry's in force
+    metaschemas.use_registry_types(registry_types(root))
+
+
 def type_problems(declared) -> list[str]:
     """Sentences for every way a [types] table fails (pure): each names `types.<name>.<field>` and the fix."""
     if not isinstance(declared, dict):

@@ -118,10 +118,9 @@ class Registry:
     @classmethod
     def load(cls, root: Path) -> "Registry":
         from snakegate.registry.manifest_cache import ManifestCache
-        from snakegate.registry.types import registry_types
+        from snakegate.registry.types import use_types_of
 
-        metaschemas.use_registry_types({})  # types that do not load leave no other registry's in force
-        metaschemas.use_registry_types(registry_types(root))
+        use_types_of(root)
         reg = cls(root=root)
         cache = ManifestCache(root)
         for manifest_path in sorted((root / "workflows").glob("*/workflow.yaml")):
