@@ -143,26 +143,37 @@ def execute(registry: Registry, settings: Settings, invocation: dict, options: R
     # Building the DAG is Snakemake's own first step, before any job, so the gate's copy of that step
     # would only double its cost (8 s of a 10,000-job run). Everything else is proved here; a DAG
     # Snakemake cannot build is explained by the full gate afterwards (see _dag_refusal).
-    result = _gate(registry, invocation, settings, check_dag=False)
-    if not result.ok:
-        raise GateRejected(result)
-    if approved_invocation_id is not None and result.invocation_id != approved_invocation_id:
-        raise NotApproved(f"the gate proves invocation {result.invocation_id[:12]}, not the approved "
-                          f"{approved_invocation_id[:12]}; nothing was run")
+    # Stage, then gate: the gate's digests are those of the copies made as it asks for them (one read of each
+    # input); a refusal removes them
+    prestage = _prestage(settings, invocation)
     run_dir = None
     try:
+        result = _gate(registry, invocation, settings, check_dag=False, prestage=prestage)
+        if not result.ok and prestage is not None and prestage.unwritable is not None:
+            raise prestage.unwritable  # a full or read-only runs folder, said as such (below)
+        if not result.ok:
+            raise GateRejected(result)
+        if approved_invocation_id is not None and result.invocation_id != approved_invocation_id:
+            raise NotApproved(f"the gate proves invocation {result.invocation_id[:12]}, not the approved "
+                              f"{approved_invocation_id[:12]}; nothing was run")
         settings.runs_dir.mkdir(parents=True, exist_ok=True)
         run_id, run_dir = _unique_run_dir(settings, result.invocation_id)
         lock = runstore.RunLock(run_dir).acquire()
     except OSError as exc:
+        if prestage is not None:
+            prestage.discard()
         if run_dir is not None:
             pinning.remove_tree(run_dir)
         raise RecordUnwritable(f"cannot make a run folder in {settings.runs_dir}: {exc.strerror or exc}; nothing "
                                "was run. Free space there or make it writable, then run again") from None
+    except BaseException:
+        if prestage is not None:
+            prestage.discard()
+        raise
     refusal = None
     try:
         outcome = _run(registry, settings, result, run_id, run_dir, options, on_progress, echo, extra_record or {},
-                       lock, cancel)
+                       lock, cancel, prestage)
         refusal = _dag_refusal(registry, settings, invocation, outcome)
     except (GateRejected, reuse.ReuseRefused) as exc:
         lock.close_shared()  # Snakemake never started: nobody else holds it
@@ -181,6 +192,8 @@ def execute(registry: Registry, settings: Settings, invocation: dict, options: R
     finally:
         # never LOCK_UN: it would unlock Snakemake's inherited descriptor too, were it still running
         lock.close_shared()
+        if prestage is not None:
+            prestage.discard()  # moved into the run folder by now, unless the run never got that far
     if refusal is not None:
         pinning.remove_tree(run_dir)  # no job ran: a refusal leaves nothing, as before a run
         raise GateRejected(refusal)
@@ -213,15 +226,28 @@ class GateRejected(UserError):
         self.result = result
 
 
-def _gate(registry: Registry, invocation: dict, settings: Settings, check_dag: bool = True):
-    """The gate for a run config: a plan's (snakegate.plan.prove) or one workflow's."""
+def _gate(registry: Registry, invocation: dict, settings: Settings, check_dag: bool = True,
+          prestage: stage.Prestage | None = None):
+    """The gate for a run config: a plan's (snakegate.plan.prove) or one workflow's, whose inputs `prestage`
+    copies and hashes for it."""
     from snakegate.plan.config import is_plan
 
     if is_plan(invocation):
         from snakegate.plan.prove import gate_plan
 
         return gate_plan(registry, invocation, settings, check_dag=check_dag)
-    return gate(registry, invocation, settings, check_dag=check_dag)
+    return gate(registry, invocation, settings, check_dag=check_dag,
+                digest_input=prestage.digest if prestage is not None else None)
+
+
+def _prestage(settings: Settings, invocation: dict) -> stage.Prestage | None:
+    """Where one workflow's inputs are staged while it is gated (snakegate.run.stage.Prestage); None for a plan
+    (staged after its gate) or an unknown staging mode (refused when the inputs are staged)."""
+    from snakegate.plan.config import is_plan
+
+    if is_plan(invocation) or settings.stage_inputs not in stage.MODES:
+        return None
+    return stage.Prestage(settings.runs_dir, settings.registry_root, settings.stage_inputs)
 
 
 def _copy_workflow(registry: Registry, result: GateResult, run_dir: Path):
@@ -240,7 +266,8 @@ def _copy_workflow(registry: Registry, result: GateResult, run_dir: Path):
             hint="run again once the workflow folder is no longer being edited")])) from None
 
 
-def _stage_inputs(wf, settings: Settings, result: GateResult, run_dir: Path) -> dict:
+def _stage_inputs(wf, settings: Settings, result: GateResult, run_dir: Path,
+                  prestage: stage.Prestage | None = None) -> dict:
     """runs/<run_id>/inputs/: the gated inputs, copied and verified before Snakemake starts (snakegate.run.stage);
     the entries of inputs.json."""
     try:
@@ -249,7 +276,8 @@ def _stage_inputs(wf, settings: Settings, result: GateResult, run_dir: Path) -> 
 
             return plan_run.stage_plan(run_dir, result, wf, settings)
         done = stage.stage(run_dir, result.input_files, result.invocation.inputs, wf.schema, result.resolved_params,
-                           settings.registry_root, settings.stage_inputs)
+                           settings.registry_root, settings.stage_inputs,
+                           prestage.into(run_dir) if prestage is not None else None)
         return {key: entry.record() for key, entry in done.items()}  # as written, never read back
     except stage.StageError as exc:
         raise GateRejected(stage_refusal(result.workflow, exc)) from None
@@ -274,7 +302,7 @@ def _dag_refusal(registry, settings, invocation, outcome: "RunOutcome") -> GateR
 
 
 def fill_run_folder(registry, settings: Settings, result, run_id: str, run_dir: Path, options: RunOptions,
-                    extra_record: dict, started: str):
+                    extra_record: dict, started: str, prestage: stage.Prestage | None = None):
     """Everything the run folder holds before Snakemake starts (config.yaml, invocation.json, run.json, the
     run index's pin, the workflow copy, the staged inputs, a fork's seeded outputs); the Workflow that runs and
     what Snakemake's environment carries of them: the pinned run and invocation, the staged copies' digests
@@ -299,7 +327,7 @@ def fill_run_folder(registry, settings: Settings, result, run_id: str, run_dir: 
                         **extra_record)
     runindex.pin(settings.registry_root, run_id, result.invocation_id)
     wf = _copy_workflow(registry, result, run_dir)
-    entries = _stage_inputs(wf, settings, result, run_dir)
+    entries = _stage_inputs(wf, settings, result, run_dir, prestage)
     if options.seed_from is not None:
         runstore.update_run(run_dir, **{reuse.SEEDED_KEY: reuse.seed(options.seed_from, run_dir,
                                                                              settings.registry_root)})
@@ -318,11 +346,13 @@ def fill_run_folder(registry, settings: Settings, result, run_id: str, run_dir: 
 
 
 def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo, extra_record,
-         lock: runstore.RunLock, cancel: threading.Event | None = None) -> RunOutcome:
+         lock: runstore.RunLock, cancel: threading.Event | None = None,
+         prestage: stage.Prestage | None = None) -> RunOutcome:
     started = runstore.utc_now()
     try:
         runstore.make_reserve(run_dir)
-        wf, handed_env = fill_run_folder(registry, settings, result, run_id, run_dir, options, extra_record, started)
+        wf, handed_env = fill_run_folder(registry, settings, result, run_id, run_dir, options, extra_record, started,
+                                         prestage)
         # owner-only when the contract has sensitive params: a failing job may print one
         out_fd = os.open(run_dir / runstore.CONSOLE_LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND,
                          runrecords.log_mode(finish.context(wf, settings, run_dir, result).secret_scope()[0]))

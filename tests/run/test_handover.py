@@ -41,7 +41,7 @@ def gated(tmp_path_factory):
 
 def _front_end(gated, run_id: str):
     """What `snakegate run` does before it starts Snakemake: the run folder and Snakemake's environment."""
-    root, settings, registry, _invocation, result = gated
+    _root, settings, registry, _invocation, result = gated
     run_dir = settings.runs_dir / run_id
     run_dir.mkdir(parents=True)
     _wf, env = runner.fill_run_folder(registry, settings, result, run_id, run_dir, runner.RunOptions(), {},
@@ -129,7 +129,7 @@ def test_any_change_to_the_handed_over_records_sends_the_run_back_to_the_full_ga
 
 
 def test_a_digest_handed_over_for_another_run_is_not_accepted_for_this_one(gated, parse_time_gate):
-    first, first_env = _front_end(gated, "replay-first")
+    _first, first_env = _front_end(gated, "replay-first")
     second, second_env = _front_end(gated, "replay-second")  # the same invocation, so the same pinned id
     ctx = parse_time_gate({**second_env, handover.HANDOVER_ENV: first_env[handover.HANDOVER_ENV]}, second)
     assert ctx.proof == "gate" and ctx.run_id == "replay-second"
@@ -148,7 +148,7 @@ def test_a_workflow_copy_changed_after_the_gate_is_refused_though_the_records_ar
 
 def test_plain_snakemake_is_gated_in_full_even_with_a_handed_over_digest_in_its_environment(gated,
                                                                                             parse_time_gate):
-    run_dir, env = _front_end(gated, "plain-beside")
+    _run_dir, env = _front_end(gated, "plain-beside")
     plain_config = gated[0] / "plain.yaml"
     plain_config.write_text(yaml.safe_dump(gated[3]))
     # plain `snakemake --configfile plain.yaml`: no pinned invocation, another run's digest in the environment
