@@ -19,8 +19,9 @@ replaced in the data root is still never read, and one rewritten in place is cau
 check before each job and at the end of the run, not prevented.
 
 `snakegate run` stages before its gate has finished (`Prestage`): the gate takes each input's digest from the
-copy as it is written into a scratch folder of the runs folder (runs/.staging-<pid>-<random>/), and the copies
-move into the run folder once the gate accepts; so the source is read once, by the copy.
+copy as it is written into a scratch folder of the runs folder (runs/.staging-<host>-<pid>-<random>/), and the
+copies move into the run folder once the gate accepts; so the source is read once, by the copy. The scratch
+folder of a front end that died while staging is removed by the next one on the same host.
 
 It reads the gated sources once and writes only under runs/<run_id>/inputs/, inputs.json and its own scratch
 folder.
@@ -35,6 +36,7 @@ import hashlib
 import io
 import os
 import shutil
+import socket
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,7 +94,8 @@ class Prestage:
     records them without copying again; `discard()` removes whatever is left (a refused gate leaves nothing)."""
 
     def __init__(self, runs_dir: Path, registry_root: Path, mode: str):
-        self.folder = Path(runs_dir) / f".staging-{os.getpid()}-{os.urandom(4).hex()}"
+        sweep_scratch(Path(runs_dir))
+        self.folder = Path(runs_dir) / f"{_scratch_prefix()}{os.getpid()}-{os.urandom(4).hex()}"
         self.root, self.mode = Path(registry_root), mode
         self.done: dict[str, tuple[str, int]] = {}  # source path -> (sha256, size) of its copy
         self._made_runs_dir = not Path(runs_dir).exists()  # a refusal leaves no runs folder it did not find
@@ -129,6 +132,36 @@ class Prestage:
                 self.folder.parent.rmdir()  # only while empty: a run folder made since keeps it
             except OSError:
                 pass
+
+
+def _scratch_prefix() -> str:
+    return f".staging-{socket.gethostname()}-"
+
+
+def sweep_scratch(runs_dir: Path) -> list[str]:
+    """Remove the scratch folders of front ends on this host that died while staging (SIGKILL, a power cut):
+    their copies would otherwise stay in the runs folder for good. The names of the folders removed."""
+    prefix, removed = _scratch_prefix(), []
+    try:
+        names = os.listdir(runs_dir)
+    except OSError:
+        return removed
+    for name in names:
+        pid = name[len(prefix):].split("-", 1)[0] if name.startswith(prefix) else ""
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(Path(runs_dir) / name, ignore_errors=True)
+            removed.append(name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def stage(run_dir: Path, input_files: dict[str, str], gated: dict[str, str], schema: dict, params: dict,

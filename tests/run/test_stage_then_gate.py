@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+import socket
+import subprocess
+import sys
 
 import pytest
 
@@ -92,3 +95,21 @@ def test_a_runs_folder_that_cannot_take_the_copies_is_a_message_naming_it_and_no
         runner.execute(registry, settings, invocation, runner.RunOptions())
     assert str(settings.runs_dir) in refused.value.message and "nothing was run" in refused.value.message
     assert settings.runs_dir.read_text() == "not a folder\n"
+
+
+def test_the_copies_of_a_front_end_that_died_while_staging_are_removed_by_the_next_one(tmp_path):
+    runs = tmp_path / "runs"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True).stdout.strip()  # a process that has exited: its pid is no one's now
+    host = socket.gethostname()
+    names = {"dead": f".staging-{host}-{dead}-0badc0de", "alive": f".staging-{host}-{os.getpid()}-0000beef",
+             "elsewhere": f".staging-another-host-{dead}-0badc0de"}
+    for name in names.values():
+        (runs / name / "inputs").mkdir(parents=True)
+        (runs / name / "inputs" / "copy.bin").write_bytes(b"staged")
+        (runs / name / "inputs" / "copy.bin").chmod(0o444)
+    prestage = stage.Prestage(runs, tmp_path, "copy")
+    left = {p.name for p in runs.iterdir()}
+    assert names["dead"] not in left  # removed, read-only copies and all
+    assert {names["alive"], names["elsewhere"]} <= left  # a live front end's, and one another host may still use
+    assert not prestage.folder.exists()  # made only when a copy is written into it
