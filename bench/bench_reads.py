@@ -3,7 +3,8 @@
 A throw-away registry runs bench/blob: `--jobs` jobs (default 1) that each write the input's size without
 reading a byte of it, so every byte read from the input during the run is snakegate's own. The run goes under
 `strace -f -y` (every process: the front end, Snakemake, the job), and each read(2)-family call on the
-source file or on its staged copy is summed; the count of full reads is those bytes over the file's size,
+source file or on its staged copy (also while the copy is still in the front end's scratch folder, before it
+moves into the run folder) is summed; the count of full reads is those bytes over the file's size,
 per file and per process (pid -> its command). Plain `snakemake` on the same Snakefile and input reads it 0
 times outside the job (the anchor). The input is made once, `--size-mb` (default 256; the issue's case is
 1024), of random bytes.
@@ -56,8 +57,11 @@ def traced(cmd: list[str], cwd: Path, trace: Path) -> int:
     return subprocess.run(full, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT).returncode
 
 
-def count_reads(trace: Path, watched: dict[str, str]) -> dict:
-    """{label: {"bytes": n, "by": {command: bytes}}} for each watched path (resolved path -> label)."""
+def count_reads(trace: Path, watched: dict[str, str], staging: str | None = None) -> dict:
+    """{label: {"bytes": n, "by": {command: bytes}}} for each watched path (resolved path -> label). `staging`
+    (`<runs>/.staging-`): a path under one of the front end's scratch folders counts as the watched path it
+    moves to, `<run folder>/<the rest after the scratch folder's name>` (a copy is hashed before it moves)."""
+    moved_to = {path.rsplit("/inputs/", 1)[-1]: label for path, label in watched.items() if "/inputs/" in path}
     commands: dict[str, str] = {}
     pending: dict[str, tuple] = {}  # pid -> the call strace printed as <unfinished ...>
     out: dict[str, dict] = {label: {"bytes": 0, "by": defaultdict(int)} for label in set(watched.values())}
@@ -81,6 +85,8 @@ def count_reads(trace: Path, watched: dict[str, str]) -> dict:
                 continue
             source = path2 if call in ("sendfile", "copy_file_range") else path
             label = watched.get(source)
+            if label is None and staging and source.startswith(staging) and "/inputs/" in source:
+                label = moved_to.get(source.split("/inputs/", 1)[1])
             if label is None:
                 continue
             out[label]["bytes"] += int(n)
@@ -112,7 +118,8 @@ def main() -> int:
         if runs:
             inputs = json.loads((runs[-1] / "inputs.json").read_text())["inputs"]
             staged = {str((runs[-1] / e["path"]).resolve()): "staged copy" for e in inputs.values()}
-        ours = count_reads(trace, {str(blob.resolve()): "source", **staged})
+        ours = count_reads(trace, {str(blob.resolve()): "source", **staged},
+                           staging=str((root / "runs").resolve()) + "/.staging-")
         plain_dir = scratch.fresh("plain")
         plain_trace = scratch.root / "plain.trace"
         plain_code = traced([SNAKEMAKE, "--snakefile", str(root / "workflows" / "blob" / "Snakefile"), "--cores", "1",

@@ -18,6 +18,7 @@ import copy
 import datetime as _dt
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -201,7 +202,8 @@ def _portable(path: Path, root: Path) -> str:
 
 def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: bool = True,
          check_tools: bool = True, staged: dict[str, tuple[str, str]] | None = None,
-         upstream: dict[str, Upstream] | None = None) -> GateResult:
+         upstream: dict[str, Upstream] | None = None,
+         digest_input: Callable[[str, Path], str] | None = None) -> GateResult:
     """Prove an invocation complete and runnable, or say precisely why not.
 
     `check_tools=False` proves the invocation without asking whether this machine has the
@@ -210,7 +212,10 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
     whose source resolves to the recorded path takes the digest its staged copy was verified with instead
     of reading the source again (the jobs read the copy, whose bytes are checked before each job).
     `upstream` (placeholder -> Upstream): a plan step's inputs that an earlier step will produce
-    (snakegate.plan.prove); they are checked against that output's declaration, never read or hashed."""
+    (snakegate.plan.prove); they are checked against that output's declaration, never read or hashed.
+    `digest_input(key, path)`: what gives each input's sha256 once everything else is proved, instead of reading
+    the file here (`snakegate run` copies it into its run's staging as it hashes it: snakegate.run.stage.Prestage);
+    an OSError from it refuses, as an unreadable input does."""
     # Hostile shapes first: an alias bomb or a 5,000-digit integer must be refused before anything walks or prints it.
     errors = shape_errors(invocation) or _shape_errors(invocation)
     if errors:
@@ -264,7 +269,8 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
     inputs = {}
     for key, path in files.items():
         try:
-            inputs[key] = _digest(path, (staged or {}).get(key))
+            inputs[key] = (digest_input(key, path) if digest_input is not None
+                           else _digest(path, (staged or {}).get(key)))
         except OSError as exc:  # removed or made unreadable since it was checked: refuse, never crash
             return GateResult(ok=False, workflow=wf_id, errors=[GateError(
                 path=key, code="not_found", message=f"`{key}`: {path} cannot be read ({exc.strerror or exc})",

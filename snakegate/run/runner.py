@@ -2,7 +2,8 @@
 
 `execute()` gates, writes runs/<run_id>/config.yaml (fully explicit) and
 run.json, and starts `python -m snakemake` on the registry's top-level
-Snakefile (which gates again and records the run and its provenance itself)
+Snakefile (which accepts this gate's proof for exactly the files written here, handed over in its
+environment (snakegate.run.handover), or gates again; and records the run and its provenance itself)
 detached from this process: in its own session, with its output going to
 runs/<run_id>/console.log, which this process follows for progress, and
 holding the run folder's lock, which it inherits. So a front end that dies
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Callable
 
 from snakegate.entry import SNAKEFILE as ENTRY_SNAKEFILE
-from snakegate.run import finish, pinning, process, reuse, stage, staged
+from snakegate.run import finish, handover, pinning, process, reuse, stage
 from snakegate.run.entry import explicit_config, invocation_record, strip_prefix, MODULE_PREFIX
 from snakegate.run.finish import RunOutcome, is_plan_result  # RunOutcome: other modules import it from here
 from snakegate.run.handshake import FRONT_END_ENV
@@ -142,26 +143,37 @@ def execute(registry: Registry, settings: Settings, invocation: dict, options: R
     # Building the DAG is Snakemake's own first step, before any job, so the gate's copy of that step
     # would only double its cost (8 s of a 10,000-job run). Everything else is proved here; a DAG
     # Snakemake cannot build is explained by the full gate afterwards (see _dag_refusal).
-    result = _gate(registry, invocation, settings, check_dag=False)
-    if not result.ok:
-        raise GateRejected(result)
-    if approved_invocation_id is not None and result.invocation_id != approved_invocation_id:
-        raise NotApproved(f"the gate proves invocation {result.invocation_id[:12]}, not the approved "
-                          f"{approved_invocation_id[:12]}; nothing was run")
+    # Stage, then gate: the gate's digests are those of the copies made as it asks for them (one read of each
+    # input); a refusal removes them
+    prestage = _prestage(settings, invocation)
     run_dir = None
     try:
+        result = _gate(registry, invocation, settings, check_dag=False, prestage=prestage)
+        if not result.ok and prestage is not None and prestage.unwritable is not None:
+            raise prestage.unwritable  # a full or read-only runs folder, said as such (below)
+        if not result.ok:
+            raise GateRejected(result)
+        if approved_invocation_id is not None and result.invocation_id != approved_invocation_id:
+            raise NotApproved(f"the gate proves invocation {result.invocation_id[:12]}, not the approved "
+                              f"{approved_invocation_id[:12]}; nothing was run")
         settings.runs_dir.mkdir(parents=True, exist_ok=True)
         run_id, run_dir = _unique_run_dir(settings, result.invocation_id)
         lock = runstore.RunLock(run_dir).acquire()
     except OSError as exc:
+        if prestage is not None:
+            prestage.discard()
         if run_dir is not None:
             pinning.remove_tree(run_dir)
         raise RecordUnwritable(f"cannot make a run folder in {settings.runs_dir}: {exc.strerror or exc}; nothing "
                                "was run. Free space there or make it writable, then run again") from None
+    except BaseException:
+        if prestage is not None:
+            prestage.discard()
+        raise
     refusal = None
     try:
         outcome = _run(registry, settings, result, run_id, run_dir, options, on_progress, echo, extra_record or {},
-                       lock, cancel)
+                       lock, cancel, prestage)
         refusal = _dag_refusal(registry, settings, invocation, outcome)
     except (GateRejected, reuse.ReuseRefused) as exc:
         lock.close_shared()  # Snakemake never started: nobody else holds it
@@ -180,6 +192,8 @@ def execute(registry: Registry, settings: Settings, invocation: dict, options: R
     finally:
         # never LOCK_UN: it would unlock Snakemake's inherited descriptor too, were it still running
         lock.close_shared()
+        if prestage is not None:
+            prestage.discard()  # moved into the run folder by now, unless the run never got that far
     if refusal is not None:
         pinning.remove_tree(run_dir)  # no job ran: a refusal leaves nothing, as before a run
         raise GateRejected(refusal)
@@ -212,15 +226,28 @@ class GateRejected(UserError):
         self.result = result
 
 
-def _gate(registry: Registry, invocation: dict, settings: Settings, check_dag: bool = True):
-    """The gate for a run config: a plan's (snakegate.plan.prove) or one workflow's."""
+def _gate(registry: Registry, invocation: dict, settings: Settings, check_dag: bool = True,
+          prestage: stage.Prestage | None = None):
+    """The gate for a run config: a plan's (snakegate.plan.prove) or one workflow's, whose inputs `prestage`
+    copies and hashes for it."""
     from snakegate.plan.config import is_plan
 
     if is_plan(invocation):
         from snakegate.plan.prove import gate_plan
 
         return gate_plan(registry, invocation, settings, check_dag=check_dag)
-    return gate(registry, invocation, settings, check_dag=check_dag)
+    return gate(registry, invocation, settings, check_dag=check_dag,
+                digest_input=prestage.digest if prestage is not None else None)
+
+
+def _prestage(settings: Settings, invocation: dict) -> stage.Prestage | None:
+    """Where one workflow's inputs are staged while it is gated (snakegate.run.stage.Prestage); None for a plan
+    (staged after its gate) or an unknown staging mode (refused when the inputs are staged)."""
+    from snakegate.plan.config import is_plan
+
+    if is_plan(invocation) or settings.stage_inputs not in stage.MODES:
+        return None
+    return stage.Prestage(settings.runs_dir, settings.registry_root, settings.stage_inputs)
 
 
 def _copy_workflow(registry: Registry, result: GateResult, run_dir: Path):
@@ -239,16 +266,19 @@ def _copy_workflow(registry: Registry, result: GateResult, run_dir: Path):
             hint="run again once the workflow folder is no longer being edited")])) from None
 
 
-def _stage_inputs(wf, settings: Settings, result: GateResult, run_dir: Path) -> None:
-    """runs/<run_id>/inputs/: the gated inputs, copied and verified before Snakemake starts (snakegate.run.stage)."""
+def _stage_inputs(wf, settings: Settings, result: GateResult, run_dir: Path,
+                  prestage: stage.Prestage | None = None) -> dict:
+    """runs/<run_id>/inputs/: the gated inputs, copied and verified before Snakemake starts (snakegate.run.stage);
+    the entries of inputs.json."""
     try:
         if is_plan_result(result):
             from snakegate.run import plan_run
 
-            plan_run.stage_plan(run_dir, result, wf, settings)
-        else:
-            stage.stage(run_dir, result.input_files, result.invocation.inputs, wf.schema, result.resolved_params,
-                        settings.registry_root, settings.stage_inputs)
+            return plan_run.stage_plan(run_dir, result, wf, settings)
+        done = stage.stage(run_dir, result.input_files, result.invocation.inputs, wf.schema, result.resolved_params,
+                           settings.registry_root, settings.stage_inputs,
+                           prestage.into(run_dir) if prestage is not None else None)
+        return {key: entry.record() for key, entry in done.items()}  # as written, never read back
     except stage.StageError as exc:
         raise GateRejected(stage_refusal(result.workflow, exc)) from None
 
@@ -271,35 +301,58 @@ def _dag_refusal(registry, settings, invocation, outcome: "RunOutcome") -> GateR
     return None if full.ok else full
 
 
+def fill_run_folder(registry, settings: Settings, result, run_id: str, run_dir: Path, options: RunOptions,
+                    extra_record: dict, started: str, prestage: stage.Prestage | None = None):
+    """Everything the run folder holds before Snakemake starts (config.yaml, invocation.json, run.json, the
+    run index's pin, the workflow copy, the staged inputs, a fork's seeded outputs); the Workflow that runs and
+    what Snakemake's environment carries of them: the pinned run and invocation, the staged copies' digests
+    (snakegate.provenance.known) and this gate's proof of exactly these files (snakegate.run.handover)."""
+    if is_plan_result(result):
+        from snakegate.run import plan_run
+
+        config, record = plan_run.plan_explicit_config(result, run_id), plan_run.plan_invocation_record(result)
+        identity = {"workflow": f"plan {result.label}" if result.label else "plan", "version": None,
+                    "kind": "plan", "plan": {"label": result.label, "steps": {
+                        n: result.steps[n].workflow for n in result.order}}}
+    else:
+        config, record = explicit_config(result, run_id), invocation_record(result)
+        identity = {"workflow": result.workflow, "version": result.invocation.version}
+    runstore.write_text_atomic(run_dir / runstore.CONFIG_YAML, dump_config(config), mode=runstore.CONFIG_MODE)
+    runstore.write_json_atomic(run_dir / runstore.INVOCATION_JSON, record)
+    runstore.update_run(run_dir, run_id=run_id, **identity,
+                        invocation_id=result.invocation_id, status="running", stage="gated",
+                        started=started, source="snakegate run", console_log=runstore.CONSOLE_LOG,
+                        options={"cores": options.cores, "executor": options.executor, "jobs": options.jobs,
+                                 "profile": options.profile},
+                        **extra_record)
+    runindex.pin(settings.registry_root, run_id, result.invocation_id)
+    wf = _copy_workflow(registry, result, run_dir)
+    entries = _stage_inputs(wf, settings, result, run_dir, prestage)
+    if options.seed_from is not None:
+        runstore.update_run(run_dir, **{reuse.SEEDED_KEY: reuse.seed(options.seed_from, run_dir,
+                                                                             settings.registry_root)})
+    # The gated id travels outside the config file, for Snakemake only: the top-level Snakefile refuses
+    # a config that gates to anything else.
+    env = {runstore.LOCK_HELD_ENV: run_id, pinning.EXPECTED_ENV: result.invocation_id,
+           # the staged copies' digests, hashed here as they were written, and their sources': the job guard,
+           # the PROV capture and the seal need not read them again
+           known.ENV: known.export(known.staged_paths(run_dir, entries, settings.registry_root))}
+    # this gate's proof, for exactly the config and records written above: Snakemake's parse-time gate accepts
+    # it instead of proving the invocation again (a plan is proved again there, step by step)
+    handed = None if is_plan_result(result) else handover.digest(config, record, entries)
+    if handed:
+        env[handover.HANDOVER_ENV] = handed
+    return wf, env
+
+
 def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo, extra_record,
-         lock: runstore.RunLock, cancel: threading.Event | None = None) -> RunOutcome:
+         lock: runstore.RunLock, cancel: threading.Event | None = None,
+         prestage: stage.Prestage | None = None) -> RunOutcome:
     started = runstore.utc_now()
     try:
         runstore.make_reserve(run_dir)
-        if is_plan_result(result):
-            from snakegate.run import plan_run
-
-            config, record = plan_run.plan_explicit_config(result, run_id), plan_run.plan_invocation_record(result)
-            identity = {"workflow": f"plan {result.label}" if result.label else "plan", "version": None,
-                        "kind": "plan", "plan": {"label": result.label, "steps": {
-                            n: result.steps[n].workflow for n in result.order}}}
-        else:
-            config, record = explicit_config(result, run_id), invocation_record(result)
-            identity = {"workflow": result.workflow, "version": result.invocation.version}
-        runstore.write_text_atomic(run_dir / runstore.CONFIG_YAML, dump_config(config), mode=runstore.CONFIG_MODE)
-        runstore.write_json_atomic(run_dir / runstore.INVOCATION_JSON, record)
-        runstore.update_run(run_dir, run_id=run_id, **identity,
-                            invocation_id=result.invocation_id, status="running", stage="gated",
-                            started=started, source="snakegate run", console_log=runstore.CONSOLE_LOG,
-                            options={"cores": options.cores, "executor": options.executor, "jobs": options.jobs,
-                                     "profile": options.profile},
-                            **extra_record)
-        runindex.pin(settings.registry_root, run_id, result.invocation_id)
-        wf = _copy_workflow(registry, result, run_dir)
-        _stage_inputs(wf, settings, result, run_dir)
-        if options.seed_from is not None:
-            runstore.update_run(run_dir, **{reuse.SEEDED_KEY: reuse.seed(options.seed_from, run_dir,
-                                                                                 settings.registry_root)})
+        wf, handed_env = fill_run_folder(registry, settings, result, run_id, run_dir, options, extra_record, started,
+                                         prestage)
         # owner-only when the contract has sensitive params: a failing job may print one
         out_fd = os.open(run_dir / runstore.CONSOLE_LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND,
                          runrecords.log_mode(finish.context(wf, settings, run_dir, result).secret_scope()[0]))
@@ -311,14 +364,12 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", ENTRY_SNAKEFILE,
            "--configfile", str(run_dir / runstore.CONFIG_YAML), "--directory", str(settings.registry_root),
            *options.snakemake_args()]
-    # The gated id travels outside the config file, for Snakemake only: the top-level Snakefile refuses
-    # a config that gates to anything else. A profile reaches Snakemake only as checked (--profile).
-    env = {k: v for k, v in os.environ.items() if k not in ("SNAKEMAKE_PROFILE", known.ENV, FRONT_END_ENV)}
-    env.update({runstore.LOCK_HELD_ENV: run_id, pinning.EXPECTED_ENV: result.invocation_id,
-                FRONT_END_ENV: str(os.getpid())})  # this process writes the PROV record after Snakemake exits
-    # the staged copies' digests, hashed here as they were written, and their sources': the job guard, the
-    # PROV capture and the seal need not read them again
-    env[known.ENV] = known.export(known.staged_paths(run_dir, staged.read_manifest(run_dir), settings.registry_root))
+    # What reaches Snakemake of this gate travels in its environment, never in a file of the run folder. A
+    # profile reaches Snakemake only as checked (--profile).
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("SNAKEMAKE_PROFILE", known.ENV, FRONT_END_ENV, handover.HANDOVER_ENV)}
+    env.update(handed_env)
+    env[FRONT_END_ENV] = str(os.getpid())  # this process writes the PROV record after Snakemake exits
     progress = Progress(on_progress)
     cancelled = {"signal": None}
     followed: list[str] = []  # kept in memory too: the run folder may be deleted under the run

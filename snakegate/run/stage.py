@@ -18,7 +18,13 @@ copy) hard-links when the data root and the runs folder share a filesystem: then
 replaced in the data root is still never read, and one rewritten in place is caught by the hash
 check before each job and at the end of the run, not prevented.
 
-It reads the gated sources once and writes only under runs/<run_id>/inputs/ and inputs.json.
+`snakegate run` stages before its gate has finished (`Prestage`): the gate takes each input's digest from the
+copy as it is written into a scratch folder of the runs folder (runs/.staging-<host>-<pid>-<random>/), and the
+copies move into the run folder once the gate accepts; so the source is read once, by the copy. The scratch
+folder of a front end that died while staging is removed by the next one on the same host.
+
+It reads the gated sources once and writes only under runs/<run_id>/inputs/, inputs.json and its own scratch
+folder.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ import hashlib
 import io
 import os
 import shutil
+import socket
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +51,7 @@ from snakegate.run.staged import INPUTS_DIR, MANIFEST
 MODES = ("copy", "link")
 _FICLONE = 0x40049409  # linux/fs.h: clone a whole file (reflink)
 _BLOCK = 1 << 20
+_FULL = (errno.ENOSPC, errno.EDQUOT, errno.EROFS)  # the runs folder's disk, not the input
 
 
 class StageError(Exception):
@@ -52,6 +60,7 @@ class StageError(Exception):
     def __init__(self, message: str, changed: list[dict] | None = None):
         super().__init__(message)
         self.changed = changed or []
+        self.errno: int | None = None  # when copying failed: the OSError's
 
 
 @dataclass(frozen=True)
@@ -78,18 +87,98 @@ def staged_name(source: Path, registry_root: Path) -> str:
         return "_abs/" + source.as_posix().lstrip("/")
 
 
+class Prestage:
+    """Stage, then gate: the gate's digest of each input (`digest`, its digest_input) is the sha256 of the copy
+    written here as the source is read, once, into a scratch folder of the runs folder, because the run folder is
+    named after the invocation the digests make. `into()` moves the copies into the run folder, where `stage()`
+    records them without copying again; `discard()` removes whatever is left (a refused gate leaves nothing)."""
+
+    def __init__(self, runs_dir: Path, registry_root: Path, mode: str):
+        sweep_scratch(Path(runs_dir))
+        self.folder = Path(runs_dir) / f"{_scratch_prefix()}{os.getpid()}-{os.urandom(4).hex()}"
+        self.root, self.mode = Path(registry_root), mode
+        self.done: dict[str, tuple[str, int]] = {}  # source path -> (sha256, size) of its copy
+        self._made_runs_dir = not Path(runs_dir).exists()  # a refusal leaves no runs folder it did not find
+        self.unwritable: OSError | None = None  # the runs folder could not take a copy (not the input's fault)
+
+    def digest(self, key: str, source: Path) -> str:
+        if str(source) not in self.done:
+            dest = self.folder / INPUTS_DIR / staged_name(Path(source), self.root)
+            try:
+                dest.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                self.unwritable = exc
+                raise
+            try:
+                self.done[str(source)] = _stage_one(Path(source), dest, self.mode)
+            except StageError as exc:  # the gate refuses an input it cannot read, naming it
+                if exc.errno in _FULL:
+                    self.unwritable = OSError(exc.errno, os.strerror(exc.errno))
+                raise OSError(str(exc)) from None
+        return self.done[str(source)][0]
+
+    def into(self, run_dir: Path) -> dict[str, tuple[str, int]]:
+        """The copies moved into `run_dir`/inputs/ in one rename of their folder (each keeps its inode and stamps,
+        so the digests remembered for it still hold); what was staged, for `stage(prestaged=...)`."""
+        if self.done:
+            os.rename(self.folder / INPUTS_DIR, Path(run_dir) / INPUTS_DIR)
+        self.discard()
+        return self.done
+
+    def discard(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)  # read-only copies in writable folders
+        if self._made_runs_dir:
+            try:
+                self.folder.parent.rmdir()  # only while empty: a run folder made since keeps it
+            except OSError:
+                pass
+
+
+def _scratch_prefix() -> str:
+    return f".staging-{socket.gethostname()}-"
+
+
+def sweep_scratch(runs_dir: Path) -> list[str]:
+    """Remove the scratch folders of front ends on this host that died while staging (SIGKILL, a power cut):
+    their copies would otherwise stay in the runs folder for good. The names of the folders removed."""
+    prefix, removed = _scratch_prefix(), []
+    try:
+        names = os.listdir(runs_dir)
+    except OSError:
+        return removed
+    for name in names:
+        pid = name[len(prefix):].split("-", 1)[0] if name.startswith(prefix) else ""
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(Path(runs_dir) / name, ignore_errors=True)
+            removed.append(name)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def stage(run_dir: Path, input_files: dict[str, str], gated: dict[str, str], schema: dict, params: dict,
-          registry_root: Path, mode: str = "copy") -> dict[str, Staged]:
+          registry_root: Path, mode: str = "copy", prestaged: dict[str, tuple[str, int]] | None = None
+          ) -> dict[str, Staged]:
     """Copy every gated input (key -> resolved source path in `input_files`, key -> approved sha256 in
-    `gated`) into the run folder and record it; StageError when a copy is not the approved bytes."""
-    return stage_steps(run_dir, [("", input_files, gated, schema, params)], registry_root, mode)
+    `gated`) into the run folder and record it; StageError when a copy is not the approved bytes.
+    `prestaged` (source path -> (sha256, size), Prestage.into): copies already in place, hashed as written."""
+    return stage_steps(run_dir, [("", input_files, gated, schema, params)], registry_root, mode, prestaged)
 
 
 def stage_steps(run_dir: Path, steps: list[tuple[str, dict, dict, dict, dict]], registry_root: Path,
-                mode: str = "copy") -> dict[str, Staged]:
+                mode: str = "copy", prestaged: dict[str, tuple[str, int]] | None = None) -> dict[str, Staged]:
     """`stage()` for the steps of a plan, into one inputs/ folder and one record: each step is
     (key prefix, e.g. `steps.clean.`, input files, gated digests, schema, params); a file two steps take
     is staged once."""
+    prestaged = prestaged or {}
     if mode not in MODES:
         raise StageError(f"stage_inputs is {mode!r} in snakegate.toml; use one of: {', '.join(MODES)}")
     run_dir = Path(run_dir)
@@ -108,12 +197,14 @@ def stage_steps(run_dir: Path, steps: list[tuple[str, dict, dict, dict, dict]], 
                 entry = Staged(prefix + key, entry.source, entry.path, entry.sha256, entry.size, entry.gated_sha256)
                 digest = entry.gated_sha256
             elif key in sheet_keys:
+                if str(source) in prestaged:  # its plain copy: a sheet is staged rewritten
+                    os.unlink(run_dir / rel)
                 digest, size, rewritten = _stage_sheet(source, run_dir / rel, sheet_keys[key], prefix, staged,
                                                        run_dir)
                 entry = Staged(prefix + key, _shown(source, root), rel, rewritten, size, digest)
                 by_source[str(source)] = entry
             else:
-                digest, size = _stage_one(source, run_dir / rel, mode)
+                digest, size = prestaged.get(str(source)) or _stage_one(source, run_dir / rel, mode)
                 entry = Staged(prefix + key, _shown(source, root), rel, digest, size, digest)
                 by_source[str(source)] = entry
             if digest != gated[key]:
@@ -154,7 +245,9 @@ def _stage_one(source: Path, dest: Path, mode: str) -> tuple[str, int]:
             return _hash_linked(dest)
         return _copy_file(source, dest)
     except OSError as exc:
-        raise StageError(f"cannot stage the input {source} into the run folder: {exc.strerror or exc}") from None
+        error = StageError(f"cannot stage the input {source} into the run folder: {exc.strerror or exc}")
+        error.errno = exc.errno
+        raise error from None
 
 
 def _hard_link(source: Path, dest: Path) -> bool:
