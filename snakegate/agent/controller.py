@@ -15,8 +15,9 @@ limit (half a step, which a small model would copy into every later request).
 What the researcher stated (prefill.py) goes into a validate_params call wherever
 the model left it out, and the described workflow's params are offered shaped by
 the data (request_check.request_shape: the files that fit, the chosen table's
-columns). A request that names nothing ("analyse my data") gets a question back
-naming the workflows (vague.py), not a model's guess. It never raises on backend
+columns). A first request that names nothing ("analyse my data"), or hints an analysis but names no data
+to run it on, gets a question back naming the workflows or the files that fit (asking.py, vague.py), not a
+model's guess. It never raises on backend
 trouble (a `BackendFailed` event instead), never sends a known sensitive value
 to a model, and never runs a workflow on a model's request: `execute()` needs
 the token that only `approve()` mints, and `approve()` is called by the UI.
@@ -53,6 +54,7 @@ from snakegate.agent.actions.plans import PLAN_ACTIONS
 from snakegate.agent.actions.registry import param_table
 from snakegate.agent.actions.platform import ActionContext, Outcome, call_action, error_result, result_json
 from snakegate.agent.approval import Approving
+from snakegate.agent.asking import question_back
 from snakegate.agent.audit import AuditLog
 from snakegate.agent.backend import Backend, BackendError, Reply
 from snakegate.agent.drafts import write_draft
@@ -61,7 +63,7 @@ from snakegate.agent.events import (
 )
 from snakegate.agent.guided.parse import request_values
 from snakegate.agent.history import call_key, last_params, request_view
-from snakegate.agent.prompt import clear_choice, offered_ids, ranked_ids, relative, system_prompt
+from snakegate.agent.prompt import clear_choice, offered_ids, relative, system_prompt
 from snakegate.agent.request_check import RequestShape, draft_differences, request_shape
 from snakegate.agent.refining import Refining, is_refinement, ready_event
 from snakegate.agent.repeats import answer_repeat, refusal_words
@@ -179,16 +181,16 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
         return (dict(arguments, params={**{k: stated[k] for k in added}, **arguments["params"]}), added) \
             if added else (arguments, [])
 
-    def _vague(self, text: str) -> bool:
-        """A model's turn that starts from nothing (no workflow being filled, no draft, plan or refinement) on
-        a request that names nothing (vague.py), unless that question was just asked."""
+    def _question_back(self, text: str) -> str | None:
+        """The question (asking.py) for a model's turn that starts from nothing (no workflow being filled, no
+        draft, plan or refinement) on a request that names no data, unless a question was just asked."""
         if getattr(self.backend, "local", False) or self.described or self.draft or self._ctx.plan \
                 or self.refinement is not None:
-            return False
+            return None
         asked = [m for m in self.messages if m.get("role") == "assistant"][-1:]
-        if asked and str(asked[0].get("content") or "").startswith(vague.ASKED):
-            return False
-        return vague.is_vague(text, self.registry.ids())
+        if asked and vague.asked_back(str(asked[0].get("content") or "")):
+            return None
+        return question_back(self.registry, self.settings, text)
 
     def _researcher_text(self) -> str:
         """What the researcher typed in this conversation (not the notes snakegate adds in their name)."""
@@ -238,11 +240,10 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
             self._learn_secrets()  # a known secret typed again never reaches the model
             self._log("run_summary" if results.NOTE_RE.match(text) else "user", text=text)
             self._open = turn
-            if self._vague(text):  # a question back, naming the choices: a small model would guess a draft
-                said = vague.question([(i, self.registry.get(i).manifest.title)
-                                       for i in ranked_ids(self.registry, None)])
+            said = self._question_back(text)  # naming the choices: a small model would guess a draft
+            if said is not None:
                 self.messages.append({"role": "assistant", "content": said})
-                self._log("asked_back", reason="the request names no workflow, file or value")
+                self._log("asked_back", reason="the request names no data, file or value")
                 turn.emit(AssistantSaid(said))
                 return self._close(turn)
         for _ in range(self.max_steps):
