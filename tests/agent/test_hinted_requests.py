@@ -7,7 +7,7 @@ nothing to run on and ask which workflow or which file, naming them.
 
 from __future__ import annotations
 
-from openai_server import ScriptedOpenAI, call
+from openai_server import DEFAULT_MODEL, ScriptedOpenAI, call
 from registry_copies import make_registry, one_rule_workflow
 from snakegate.agent.asking import question_back
 from snakegate.agent.backends.choose import OpenAIBackend
@@ -53,8 +53,8 @@ def test_when_several_workflows_fit_the_question_names_each_of_them(tmp_path):
     server = ScriptedOpenAI([GUESS])
     server.start()
     try:
-        convo = Conversation(Registry.load(root), load_settings(root),
-                             OpenAIBackend(server.base_url, "m", api_key="k", timeout=10), conversation_id="c-t")
+        backend = OpenAIBackend(server.base_url, DEFAULT_MODEL, api_key="k", timeout=10)
+        convo = Conversation(Registry.load(root), load_settings(root), backend, conversation_id="c-t")
         (said,) = convo.send("clean my table of duplicates and missing values")
         assert said.text.startswith("Several workflows fit what you describe:")
         assert "tabular-profile (Tabular profile)" in said.text and "table-cleaner (Table cleaner)" in said.text
