@@ -10,8 +10,9 @@ whose plan passes the gate makes a draft the same way; the plan being built
 lives in the action context and is rolled back with the turn. A propose_refinement
 whose whole space passes puts a refinement on offer instead (refining.py: one
 approval from the UI runs its approved points, and nothing else). A failed request
-rolls the whole turn back, so a retry is clean; so does a reply cut at the token
-limit (half a step, which a small model would copy into every later request).
+rolls the whole turn back, so a retry is clean. A reply cut at the token limit (half a step, which a small
+model would copy into every later request) is never kept: the turn drafts what the researcher stated
+instead, or is rolled back when nothing was (cut_replies.py).
 What the researcher stated (prefill.py) goes into a validate_params call wherever
 the model left it out, and the described workflow's params are offered shaped by
 the data (request_check.request_shape: the files that fit, the chosen table's
@@ -54,8 +55,9 @@ from snakegate.agent.actions.plans import PLAN_ACTIONS
 from snakegate.agent.actions.registry import param_table
 from snakegate.agent.actions.platform import ActionContext, Outcome, call_action, error_result, result_json
 from snakegate.agent.approval import Approving
-from snakegate.agent.asking import question_back
+from snakegate.agent.asking import fitting, question_back
 from snakegate.agent.audit import AuditLog
+from snakegate.agent.cut_replies import CutReplies
 from snakegate.agent.backend import Backend, BackendError, Reply
 from snakegate.agent.drafts import write_draft
 from snakegate.agent.events import (
@@ -63,7 +65,7 @@ from snakegate.agent.events import (
 )
 from snakegate.agent.guided.parse import request_values
 from snakegate.agent.history import call_key, last_params, request_view
-from snakegate.agent.prompt import clear_choice, offered_ids, relative, system_prompt
+from snakegate.agent.prompt import offered_ids, relative, system_prompt
 from snakegate.agent.request_check import RequestShape, draft_differences, request_shape
 from snakegate.agent.refining import Refining, is_refinement, ready_event
 from snakegate.agent.repeats import answer_repeat, refusal_words
@@ -78,9 +80,6 @@ DEFAULT_GREETING = ("Hello! Tell me what you would like to analyse, and with whi
                     "check your files and fill in its parameters; you approve the run in the panel.")
 RESTART_WORDS = ("restart", "start over")
 RESTARTED = "Starting over: the previous draft is gone. Describe what you want to run."
-CUT = ("the model's reply was cut off at the token limit (max_tokens={n}), so it was dropped with the rest of this "
-       "turn and will not be sent to the model again; send your message again (asking for a shorter answer helps), "
-       "or raise [agent] max_tokens or --max-tokens")
 
 
 @dataclass
@@ -110,7 +109,7 @@ class _Turn:
             self.on_event(event)
 
 
-class Conversation(Approving, Reporting, Refining, Sensitive):
+class Conversation(Approving, Reporting, Refining, Sensitive, CutReplies):
     """One chat session with one backend; the UI calls opening/send/set_sensitive/approve/execute."""
 
     def __init__(self, registry: Registry, settings: Settings, backend: Backend, *,
@@ -152,7 +151,8 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                                           headers=data.headers, candidates=data.candidates, prefilled=data.prefill))
         turn = self._open
         done = turn.described_ids if turn is not None else set()
-        likely = clear_choice(self.registry, turn.text) if turn is not None and not done else None
+        # a constrained step picks among the workflows the request search ranks (the clear choice alone)
+        likely = [wf.id for wf in fitting(self.registry, turn.text)] if turn is not None and not done else None
         said = "\n".join(m["content"] for m in self.messages[1:] if isinstance(m.get("content"), str))
         keep = tuple(i for i in (wf.id if wf is not None else None,
                                  getattr(self.draft, "workflow", None)) if isinstance(i, str))
@@ -269,8 +269,8 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                 self._record_reply(reply, view)
                 if reply.finish_reason == "length":
                     # a cut reply is half a step (raw JSON, a call without its end): kept, a small model would copy
-                    # it into every later request; the audit log has it
-                    return self._failed(turn, CUT.format(n=self._max_tokens()), True)
+                    # it into every later request; the audit log has it. What was stated is drafted instead.
+                    return self._after_cut(turn)
                 said = self._own_words((reply.text or "").strip())
                 if not reply.tool_calls:
                     if not said:
@@ -367,9 +367,6 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
         self._log("response", text=reply.text, finish_reason=reply.finish_reason, model=reply.model,
                   usage=reply.usage, tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments}
                                                  for c in reply.tool_calls])
-
-    def _max_tokens(self):
-        return getattr(self.backend, "max_tokens", "?")
 
     # ---- actions ---------------------------------------------------------------------------------
     def _run_tool_calls(self, reply: Reply, turn: _Turn) -> None:

@@ -67,13 +67,19 @@ def question(choices: list[tuple[str, str]]) -> str:
 # for a new analysis: it goes to the model.
 MAX_FILES = 8      # files named in a question; more are one inspect_data away
 _ABOUT_RUNS = re.compile(r"\b(?:runs?|ran|results?|fail(?:ed|s|ure)?|approve[ds]?|draft|restart|plan|step|fork|"
-                         r"compare|recover|explain|why)\b", re.I)
+                         r"compare|recover|explain|why|workflows?|describe|search|list)\b", re.I)
+
+
+def content_words(text: str) -> list[str]:
+    """The words of `text` that could name an analysis: not generic (GENERIC), three letters or more."""
+    return [w for w in (w.lower() for w in _WORD.findall(text)) if w not in GENERIC and len(w) >= 3]
 
 
 def names_no_data(text: str) -> bool:
     """`text` asks about an analysis but names nothing to run it on: no path or file name, no number, no
-    name=value, no run, draft or plan; and has words (a greeting or an empty message is no request)."""
-    return bool(_WORD.findall(text)) and not _SPECIFIC.search(text) and not _ABOUT_RUNS.search(text)
+    name=value, no run, draft, plan or workflow (those are questions to the model); and it has words that could
+    name an analysis (a greeting or an empty message is no request)."""
+    return bool(content_words(text)) and not _SPECIFIC.search(text) and not _ABOUT_RUNS.search(text)
 
 
 def asked_back(said: str) -> bool:

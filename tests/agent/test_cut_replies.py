@@ -46,6 +46,6 @@ def test_a_cut_reply_after_a_step_withdraws_the_turns_draft_and_says_so(conversa
     good = [call("validate_params", {"workflow": "tabular-profile",
                                      "params": {"dataset_file": "data/examples/tabular-penguins.csv"}})]
     convo, server = conversation([good, completion("The draft is ready and " + RUNAWAY, finish_reason="length")])
-    events = convo.send("profile data/examples/tabular-penguins.csv")
+    events = convo.send("profile the penguins")  # nothing stated to draft from (test_cut_fallback.py: something)
     assert isinstance(events[-2], DraftCleared) and isinstance(events[-1], BackendFailed)
     assert convo.draft is None and [m["role"] for m in convo.messages] == ["system"]

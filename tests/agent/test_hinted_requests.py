@@ -7,8 +7,10 @@ nothing to run on and ask which workflow or which file, naming them.
 
 from __future__ import annotations
 
+import json
+
 from openai_server import DEFAULT_MODEL, ScriptedOpenAI, call
-from registry_copies import make_registry, one_rule_workflow
+from registry_copies import TABLE_SCHEMA, TABLE_SNAKEFILE, make_registry
 from snakegate.agent.asking import question_back
 from snakegate.agent.backends.choose import OpenAIBackend
 from snakegate.agent.controller import Conversation
@@ -48,16 +50,28 @@ def test_a_vague_answer_to_the_question_goes_to_the_model_rather_than_the_same_q
 
 
 def test_when_several_workflows_fit_the_question_names_each_of_them(tmp_path):
-    root = make_registry(tmp_path / "registry", {"table-cleaner": one_rule_workflow(
-        "table-cleaner", "Table cleaner", "Removes duplicates and missing values from a table.", "true")})
+    cleaner = {"workflow.yaml": """\
+            id: row-cleaner
+            version: 0.1.0
+            title: Row cleaner
+            description: Cleans a table of missing values and duplicate rows.
+            tags: [test]
+            maintainers: [{name: snakegate tests}]
+            trust: community
+            rules:
+              copy: {input: {src: csv-table}, output: {dst: csv-table}}
+            outputs:
+              dst: {path: results/copy.csv, type: csv-table, description: The cleaned table.}
+            """, "schema.json": json.dumps(TABLE_SCHEMA), "Snakefile": TABLE_SNAKEFILE}
+    root = make_registry(tmp_path / "registry", {"row-cleaner": cleaner})
     server = ScriptedOpenAI([GUESS])
     server.start()
     try:
         backend = OpenAIBackend(server.base_url, DEFAULT_MODEL, api_key="k", timeout=10)
         convo = Conversation(Registry.load(root), load_settings(root), backend, conversation_id="c-t")
-        (said,) = convo.send("clean my table of duplicates and missing values")
+        (said,) = convo.send(OVERVIEW)
         assert said.text.startswith("Several workflows fit what you describe:")
-        assert "tabular-profile (Tabular profile)" in said.text and "table-cleaner (Table cleaner)" in said.text
+        assert "tabular-profile (Tabular profile)" in said.text and "row-cleaner (Row cleaner)" in said.text
         assert said.text.count("?") == 1 and server.requests == [] and convo.draft is None
     finally:
         server.stop()
@@ -66,5 +80,6 @@ def test_when_several_workflows_fit_the_question_names_each_of_them(tmp_path):
 def test_requests_that_name_data_a_workflow_a_number_or_a_run_go_to_the_model(agent_registry):
     registry, settings = Registry.load(agent_registry), load_settings(agent_registry)
     for text in ["profile my penguin table", f"profile {PENGUINS}", "run tabular-profile", "profile it with 20 bins",
-                 "why did my last run fail?", "missing values: fill_median please", "hello", "thanks!"]:
+                 "why did my last run fail?", "missing values: fill_median please", "hello", "thanks!", "hi",
+                 "describe tabular-profile", "which workflow?", "write a secret note"]:
         assert question_back(registry, settings, text) is None, text
