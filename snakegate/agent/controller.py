@@ -170,16 +170,19 @@ class Conversation(Approving, Reporting, Refining, Sensitive, CutReplies):
                              last_params(self.messages, wf.id))
 
     def _with_prefill(self, name: str, arguments):
-        """A validate_params call with what the researcher stated put in where the model left it out; the
-        names put in (the model's own values stand: faithful.py says when they differ)."""
+        """A validate_params call with what the researcher stated put in where the model left it out (and, for
+        a constrained model, over what it wrote instead); the names put in."""
         wf = self.registry.get(arguments.get("workflow")) if name == "validate_params" and \
             isinstance(arguments, dict) and isinstance(arguments.get("workflow"), str) else None
         if wf is None or not isinstance(arguments.get("params"), dict):
             return arguments, []
-        stated = self._request_shape(wf).prefill
-        added = [k for k in stated if k not in arguments["params"]]
-        return (dict(arguments, params={**{k: stated[k] for k in added}, **arguments["params"]}), added) \
-            if added else (arguments, [])
+        stated, given = self._request_shape(wf).prefill, arguments["params"]
+        # a model under a grammar (json mode, a small model) writes a stated value over with whatever it
+        # picked: there the researcher's words win; a model with tool calls keeps its own (faithful.py compares)
+        over = getattr(self.backend, "mode", None) == "json"
+        added = [k for k in stated if k not in given or (over and given[k] != stated[k])]
+        merged = {**given, **{k: stated[k] for k in added}} if over else {**{k: stated[k] for k in added}, **given}
+        return (dict(arguments, params=merged), added) if added else (arguments, [])
 
     def _question_back(self, text: str) -> str | None:
         """The question (asking.py) for a model's turn that starts from nothing (no workflow being filled, no

@@ -67,7 +67,10 @@ def question(choices: list[tuple[str, str]]) -> str:
 # for a new analysis: it goes to the model.
 MAX_FILES = 8      # files named in a question; more are one inspect_data away
 _ABOUT_RUNS = re.compile(r"\b(?:runs?|ran|results?|fail(?:ed|s|ure)?|approve[ds]?|draft|restart|plan|step|fork|"
-                         r"compare|recover|explain|why|workflows?|describe|search|list)\b", re.I)
+                         r"compare|recover|explain|why|workflows?|describe|search|list|"
+                         r"until|instead|again|wrong|change|contaminated|what\s+(?:does|do|is|are))\b", re.I)
+# (the last line: refining or recovering an earlier run, "try other ROIs until it is clean", and asking what a
+# workflow does)
 
 
 def content_words(text: str) -> list[str]:

@@ -81,5 +81,7 @@ def test_requests_that_name_data_a_workflow_a_number_or_a_run_go_to_the_model(ag
     registry, settings = Registry.load(agent_registry), load_settings(agent_registry)
     for text in ["profile my penguin table", f"profile {PENGUINS}", "run tabular-profile", "profile it with 20 bins",
                  "why did my last run fail?", "missing values: fill_median please", "hello", "thanks!", "hi",
-                 "describe tabular-profile", "which workflow?", "write a secret note"]:
+                 "describe tabular-profile", "which workflow?", "write a secret note",
+                 "what does tabular-profile do?", "the table is wrong: try other columns until it is clean",
+                 "What went wrong, and what should I change?"]:
         assert question_back(registry, settings, text) is None, text
