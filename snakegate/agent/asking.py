@@ -6,6 +6,8 @@ no data to run it on ("How well could a classifier tell my groups apart?"). For 
 workflows the registry's search ranks for the words (vague.which_workflow), or, when the search picks one
 clearly (prompt.clear_choice), which of the data files that fit its file params (vague.which_file). A small
 model handed such a request drafts on a demo file or a default: a guessed draft the researcher never asked for.
+`fitting()` is that ranking (the clear choice alone, else those close to the best), which is also all a
+constrained step may pick a workflow from (the controller's tools).
 
 It reads the list of files in the data roots (no file's content), and never sends, drafts or runs anything;
 a request that states anything the request reading (prefill.py) takes, names a data file by a word of its

@@ -157,7 +157,14 @@ class Conversation(Approving, Reporting, Refining, Sensitive, CutReplies):
         keep = tuple(i for i in (wf.id if wf is not None else None,
                                  getattr(self.draft, "workflow", None)) if isinstance(i, str))
         ids = offered_ids(self.registry, turn.text if turn is not None else None, said, keep)
-        return conversation_tools(ids, shape, done=done, files=files, likely=likely)
+        return conversation_tools(ids, shape, done=done, files=files, likely=likely, runs=self._run_ids())
+
+    def _run_ids(self) -> list[str]:
+        """The run folders there are (names only), for the run actions' run ids."""
+        try:
+            return sorted(p.name for p in self.settings.runs_dir.iterdir() if p.is_dir())
+        except OSError:
+            return []
 
     def _request_shape(self, wf) -> RequestShape:
         """`wf` against the data and what the researcher said (request_check.py): the table chosen by their

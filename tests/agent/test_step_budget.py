@@ -6,7 +6,9 @@ run id of digits, one sentence over and over). Pure: the step schema of the real
 
 from __future__ import annotations
 
-from snakegate.agent.actions.wire import MAX_SAY, MAX_STRING, bounded, openai_tools, step_bounds, step_schema
+from snakegate.agent.actions.wire import (
+    MAX_SAY, MAX_STRING, bounded, conversation_tools, openai_tools, step_bounds, step_schema,
+)
 
 
 def _bounds(schema, found=None):
@@ -47,3 +49,20 @@ def test_a_contract_bound_is_lowered_for_a_step_but_never_below_its_own_minimum(
     assert tight["samples"]["maxItems"] == 8 and tight["samples"]["items"]["maxLength"] == 64
     assert tight["name"]["maxLength"] == 200      # the contract's minimum wins: the gate would refuse less
     assert bounded(contract)["properties"]["samples"]["maxItems"] == 5000   # outside a step: the contract's own
+
+
+def _actions(schema) -> set[str]:
+    return {o["properties"]["action"]["const"] for o in schema["oneOf"] if "action" in o["properties"]}
+
+
+def test_with_no_runs_a_step_cannot_ask_about_one_and_with_runs_only_about_those_there_are():
+    # SmolLM2 answered "Run the PL power series on ..." with run_status {"run_id": "1234567890123…"}
+    none = step_schema(conversation_tools(["tabular-profile"], runs=[]), 256)
+    assert "run_status" not in _actions(none) and "compare_runs" not in _actions(none)
+    assert {"validate_params", "list_runs", "search_workflows"} <= _actions(none)
+    some = conversation_tools(["tabular-profile"], runs=["r-1", "r-2"])
+    run_status = next(t for t in some if t["function"]["name"] == "run_status")["function"]["parameters"]
+    assert run_status["properties"]["run_id"]["enum"] == ["latest", "r-1", "r-2"]
+    assert "run_status" in _actions(step_schema(some, 256))
+    unknown = step_schema(conversation_tools(["tabular-profile"]), 256)   # runs not known: as before
+    assert "run_status" in _actions(unknown)

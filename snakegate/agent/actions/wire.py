@@ -176,14 +176,15 @@ def params_schema(schema: dict, files: list[str], mentioned: dict[str, Any] | No
 
 def conversation_tools(workflow_ids: list[str], described: tuple[str, dict] | None = None,
                        done: set[str] = frozenset(), files: list[str] | None = None,
-                       likely: str | list[str] | None = None) -> list[dict]:
+                       likely: str | list[str] | None = None, runs: list[str] | None = None) -> list[dict]:
     """`openai_tools()` narrowed to this conversation: workflow ids are an enum; once a workflow is described
     (`(id, params_schema(...))`), validate_params' params take its shape; workflows already described in
     this turn (`done`) cannot be described again; inspect_data's path is one of the data roots' `files` (or
     empty, to list them). Servers that constrain replies (and the step schema) then cannot produce an unknown
     id, an invented parameter, a path outside the data roots or a repeated description. `likely` (the
     registry search's clear choice for the request, or the few it ranks close to the best) are all a constrained
-    step may choose from (`x-likely`)."""
+    step may choose from (`x-likely`). `runs` (the run ids there are; None: not known) makes a run id one of
+    them or 'latest', and with no runs at all leaves the run actions out of a constrained step."""
     tools = []
     for action in ACTIONS.values():
         tool = tool_definition(action)
@@ -200,6 +201,12 @@ def conversation_tools(workflow_ids: list[str], described: tuple[str, dict] | No
                 if chosen and not optional and action.name in LIKELY:
                     props[field]["x-likely"] = chosen
         else:  # (no break: the action still has something to offer)
+            if runs is not None and _run_fields(params):
+                if not runs:  # nothing to ask about: a constrained step is not offered it (step_schema)
+                    params["x-no-runs"] = True
+                elif len(runs) <= MAX_FILE_ENUM:  # an id that exists, never one a small model makes up
+                    for name in _run_fields(params):
+                        props[name]["enum"] = ["latest"] + list(runs)
             if action.name == "inspect_data" and files and len(files) <= MAX_FILE_ENUM:
                 props["path"]["enum"] = [""] + list(files)
             if action.name == "validate_params" and described is not None:
@@ -213,6 +220,16 @@ def conversation_tools(workflow_ids: list[str], described: tuple[str, dict] | No
     return tools
 
 
+RUN_FIELDS = ("run_id", "a", "b")   # the arguments that name an earlier run (compare_runs: a and b)
+
+
+def _run_fields(params: dict) -> list[str]:
+    """The required arguments of an action that name an earlier run."""
+    props = params.get("properties") or {}
+    return [n for n in params.get("required") or [] if n in RUN_FIELDS and isinstance(props.get(n), dict)
+            and "string" in [props[n].get("type")]]
+
+
 def step_schema(tools: list[dict], max_tokens: int | None = None) -> dict:
     """One JSON object per model step: `{"action": <name>, "arguments": {...}}` for each tool, or `{"say": text}`;
     every string and list bounded so the step fits in a reply of `max_tokens` (step_bounds): a reply cut at the
@@ -221,6 +238,8 @@ def step_schema(tools: list[dict], max_tokens: int | None = None) -> dict:
     options = []
     for tool in tools:
         fn = tool["function"]
+        if (fn.get("parameters") or {}).get("x-no-runs"):
+            continue
         params = bounded(_for_step(fn.get("parameters") or {"type": "object"}), strings, items, tighten=True)
         options.append({"type": "object", "additionalProperties": False, "required": ["action", "arguments"],
                         "properties": {"action": {"const": fn["name"]}, "arguments": params}})
