@@ -295,11 +295,9 @@ class Conversation(Approving, Reporting, Refining, Sensitive, CutReplies):
                 if said:
                     turn.emit(AssistantSaid(said))
                 self._run_tool_calls(reply, turn)
-                if turn.stuck is not None:
-                    self.messages.append({"role": "assistant", "content": turn.stuck})
+                if turn.stuck is not None:  # what was stated is drafted instead, when nothing was yet
                     self._log("stopped", reason="repeated_call")
-                    turn.emit(AssistantSaid(turn.stuck))
-                    return self._close(turn)
+                    return self._after_stuck(turn, turn.stuck)
         with self._lock:
             if turn.cancel.is_set():
                 return self._abandon(turn)

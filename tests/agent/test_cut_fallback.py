@@ -55,3 +55,24 @@ def test_a_cut_reply_with_nothing_stated_still_undoes_the_turn(conversation):
     events = convo.send("profile the penguins")
     assert isinstance(events[-1], BackendFailed) and "cut off at the token limit" in events[-1].message
     assert [m["role"] for m in convo.messages] == ["system"]
+
+
+def test_a_model_going_round_in_circles_gets_what_was_stated_drafted_instead(conversation):
+    # SmolLM2 searched "select * from data where id = 1;" three times for a fully stated surrogate request
+    same = [call("search_workflows", {"query": "select * from data where id = 1;"})]
+    convo, server = conversation([same] * 3 + ["never reached"])
+    events = convo.send(f"profile {PENGUINS}, fill gaps with the median")
+    assert len(server.requests) == 3
+    assert convo.draft is not None and convo.draft.params["missing_strategy"] == "fill_median"
+    said = events[-1].text
+    assert said.startswith("The model went round in circles") and "drafted tabular-profile" in said
+
+
+def test_going_round_in_circles_after_a_draft_keeps_that_draft_and_says_the_stop(conversation):
+    drafted = [call("validate_params", {"workflow": "tabular-profile", "params": {"dataset_file": PENGUINS}})]
+    same = [call("list_runs", {})]
+    convo, server = conversation([drafted] + [same] * 3)
+    events = convo.send(f"profile {PENGUINS}")
+    first = convo.draft
+    assert first is not None and events[-1].text.endswith("Tell me what to do next, or rephrase the request.")
+    assert sum(isinstance(e, DraftReady) for e in events) == 1
