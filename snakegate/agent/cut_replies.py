@@ -7,8 +7,8 @@ the registry search's clear choice for the researcher's words) and their words s
 (prefill.py), the controller itself asks the gate with exactly that (a validate_params with no values of the
 model's own: the prefill fills it, faithful.py compares), and the turn ends with the draft ready to review or
 the gate's refusal said in words and a question. Otherwise the turn is undone as before, with the notice
-that says so (`CUT`). A turn stopped because the model repeated a call (repeats.py) before any draft falls
-back the same way (`_after_stuck`). It never keeps a cut reply, never runs anything and never drafts a value
+that says so (`CUT`). A turn stopped because the model repeated a call that was not refused (repeats.py) before
+any draft falls back the same way (`_after_stuck`); a repeated refusal is said as it is. It never keeps a cut reply, never runs anything and never drafts a value
 the researcher did not state.
 """
 
@@ -48,7 +48,8 @@ class CutReplies:
         """A turn the model went round in circles in (repeats.py), with no draft yet: what was stated is drafted
         or refused instead; else the stop is said as it is."""
         said = None
-        if self.draft is turn.draft:
+        # a refused call repeated is already said with its refusal (repeats.py): the researcher is asked that
+        if self.draft is turn.draft and all(refusal is None for _, refusal, _ in turn.calls.values()):
             said = self._from_stated(turn, STUCK_DRAFTED, STUCK_REFUSED)
         if said is None:
             self.messages.append({"role": "assistant", "content": stuck})

@@ -68,9 +68,10 @@ def question(choices: list[tuple[str, str]]) -> str:
 MAX_FILES = 8      # files named in a question; more are one inspect_data away
 _ABOUT_RUNS = re.compile(r"\b(?:runs?|ran|results?|fail(?:ed|s|ure)?|approve[ds]?|draft|restart|plan|step|fork|"
                          r"compare|recover|explain|why|workflows?|describe|search|list|"
-                         r"until|instead|again|wrong|change|contaminated|what\s+(?:does|do|is|are))\b", re.I)
-# (the last line: refining or recovering an earlier run, "try other ROIs until it is clean", and asking what a
-# workflow does)
+                         r"until|instead|again|wrong|change|contaminated|then|twice|too|also|"
+                         r"what\s+(?:does|do|is|are))\b", re.I)
+# (the last lines: refining or recovering an earlier run, "try other ROIs until it is clean"; a chain, "clean
+# then classify", "and a random forest too"; asking what a workflow does)
 
 
 def content_words(text: str) -> list[str]:
@@ -80,9 +81,9 @@ def content_words(text: str) -> list[str]:
 
 def names_no_data(text: str) -> bool:
     """`text` asks about an analysis but names nothing to run it on: no path or file name, no number, no
-    name=value, no run, draft, plan or workflow (those are questions to the model); and it has words that could
-    name an analysis (a greeting or an empty message is no request)."""
-    return bool(content_words(text)) and not _SPECIFIC.search(text) and not _ABOUT_RUNS.search(text)
+    name=value, no run, draft, plan, chain or workflow (those are questions to the model); and it has at least
+    two words that could name an analysis ("clean it" points back at something, a greeting is no request)."""
+    return len(content_words(text)) >= 2 and not _SPECIFIC.search(text) and not _ABOUT_RUNS.search(text)
 
 
 def asked_back(said: str) -> bool:
