@@ -68,10 +68,11 @@ def question(choices: list[tuple[str, str]]) -> str:
 MAX_FILES = 8      # files named in a question; more are one inspect_data away
 _ABOUT_RUNS = re.compile(r"\b(?:runs?|ran|results?|fail(?:ed|s|ure)?|approve[ds]?|draft|restart|plan|step|fork|"
                          r"compare|recover|explain|why|workflows?|describe|search|list|"
-                         r"until|instead|again|wrong|change|contaminated|then|twice|too|also|"
+                         r"until|instead|again|wrong|change|contaminated|then|twice|too|also|every|each|"
+                         r"combinations?|"
                          r"what\s+(?:does|do|is|are))\b", re.I)
 # (the last lines: refining or recovering an earlier run, "try other ROIs until it is clean"; a chain, "clean
-# then classify", "and a random forest too"; asking what a workflow does)
+# then classify", "and a random forest too"; a sweep, "try every combination"; asking what a workflow does)
 
 
 def content_words(text: str) -> list[str]:
