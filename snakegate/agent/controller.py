@@ -10,13 +10,15 @@ whose plan passes the gate makes a draft the same way; the plan being built
 lives in the action context and is rolled back with the turn. A propose_refinement
 whose whole space passes puts a refinement on offer instead (refining.py: one
 approval from the UI runs its approved points, and nothing else). A failed request
-rolls the whole turn back, so a retry is clean; so does a reply cut at the token
-limit (half a step, which a small model would copy into every later request).
+rolls the whole turn back, so a retry is clean. A reply cut at the token limit (half a step, which a small
+model would copy into every later request) is never kept: the turn drafts what the researcher stated
+instead, or is rolled back when nothing was (cut_replies.py).
 What the researcher stated (prefill.py) goes into a validate_params call wherever
 the model left it out, and the described workflow's params are offered shaped by
 the data (request_check.request_shape: the files that fit, the chosen table's
-columns). A request that names nothing ("analyse my data") gets a question back
-naming the workflows (vague.py), not a model's guess. It never raises on backend
+columns). A first request that names nothing ("analyse my data"), or hints an analysis but names no data
+to run it on, gets a question back naming the workflows or the files that fit (asking.py, vague.py), not a
+model's guess. It never raises on backend
 trouble (a `BackendFailed` event instead), never sends a known sensitive value
 to a model, and never runs a workflow on a model's request: `execute()` needs
 the token that only `approve()` mints, and `approve()` is called by the UI.
@@ -53,7 +55,9 @@ from snakegate.agent.actions.plans import PLAN_ACTIONS
 from snakegate.agent.actions.registry import param_table
 from snakegate.agent.actions.platform import ActionContext, Outcome, call_action, error_result, result_json
 from snakegate.agent.approval import Approving
+from snakegate.agent.asking import fitting, question_back
 from snakegate.agent.audit import AuditLog
+from snakegate.agent.cut_replies import CutReplies
 from snakegate.agent.backend import Backend, BackendError, Reply
 from snakegate.agent.drafts import write_draft
 from snakegate.agent.events import (
@@ -61,7 +65,7 @@ from snakegate.agent.events import (
 )
 from snakegate.agent.guided.parse import request_values
 from snakegate.agent.history import call_key, last_params, request_view
-from snakegate.agent.prompt import clear_choice, offered_ids, ranked_ids, relative, system_prompt
+from snakegate.agent.prompt import offered_ids, relative, system_prompt
 from snakegate.agent.request_check import RequestShape, draft_differences, request_shape
 from snakegate.agent.refining import Refining, is_refinement, ready_event
 from snakegate.agent.repeats import answer_repeat, refusal_words
@@ -76,9 +80,6 @@ DEFAULT_GREETING = ("Hello! Tell me what you would like to analyse, and with whi
                     "check your files and fill in its parameters; you approve the run in the panel.")
 RESTART_WORDS = ("restart", "start over")
 RESTARTED = "Starting over: the previous draft is gone. Describe what you want to run."
-CUT = ("the model's reply was cut off at the token limit (max_tokens={n}), so it was dropped with the rest of this "
-       "turn and will not be sent to the model again; send your message again (asking for a shorter answer helps), "
-       "or raise [agent] max_tokens or --max-tokens")
 
 
 @dataclass
@@ -108,7 +109,7 @@ class _Turn:
             self.on_event(event)
 
 
-class Conversation(Approving, Reporting, Refining, Sensitive):
+class Conversation(Approving, Reporting, Refining, Sensitive, CutReplies):
     """One chat session with one backend; the UI calls opening/send/set_sensitive/approve/execute."""
 
     def __init__(self, registry: Registry, settings: Settings, backend: Backend, *,
@@ -150,12 +151,20 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                                           headers=data.headers, candidates=data.candidates, prefilled=data.prefill))
         turn = self._open
         done = turn.described_ids if turn is not None else set()
-        likely = clear_choice(self.registry, turn.text) if turn is not None and not done else None
+        # a constrained step picks among the workflows the request search ranks (the clear choice alone)
+        likely = [wf.id for wf in fitting(self.registry, turn.text)] if turn is not None and not done else None
         said = "\n".join(m["content"] for m in self.messages[1:] if isinstance(m.get("content"), str))
         keep = tuple(i for i in (wf.id if wf is not None else None,
                                  getattr(self.draft, "workflow", None)) if isinstance(i, str))
         ids = offered_ids(self.registry, turn.text if turn is not None else None, said, keep)
-        return conversation_tools(ids, shape, done=done, files=files, likely=likely)
+        return conversation_tools(ids, shape, done=done, files=files, likely=likely, runs=self._run_ids())
+
+    def _run_ids(self) -> list[str]:
+        """The run folders there are (names only), for the run actions' run ids."""
+        try:
+            return sorted(p.name for p in self.settings.runs_dir.iterdir() if p.is_dir())
+        except OSError:
+            return []
 
     def _request_shape(self, wf) -> RequestShape:
         """`wf` against the data and what the researcher said (request_check.py): the table chosen by their
@@ -168,27 +177,30 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                              last_params(self.messages, wf.id))
 
     def _with_prefill(self, name: str, arguments):
-        """A validate_params call with what the researcher stated put in where the model left it out; the
-        names put in (the model's own values stand: faithful.py says when they differ)."""
+        """A validate_params call with what the researcher stated put in where the model left it out (and, for
+        a constrained model, over what it wrote instead); the names put in."""
         wf = self.registry.get(arguments.get("workflow")) if name == "validate_params" and \
             isinstance(arguments, dict) and isinstance(arguments.get("workflow"), str) else None
         if wf is None or not isinstance(arguments.get("params"), dict):
             return arguments, []
-        stated = self._request_shape(wf).prefill
-        added = [k for k in stated if k not in arguments["params"]]
-        return (dict(arguments, params={**{k: stated[k] for k in added}, **arguments["params"]}), added) \
-            if added else (arguments, [])
+        stated, given = self._request_shape(wf).prefill, arguments["params"]
+        # a model under a grammar (json mode, a small model) writes a stated value over with whatever it
+        # picked: there the researcher's words win; a model with tool calls keeps its own (faithful.py compares)
+        over = getattr(self.backend, "mode", None) == "json"
+        added = [k for k in stated if k not in given or (over and given[k] != stated[k])]
+        merged = {**given, **{k: stated[k] for k in added}} if over else {**{k: stated[k] for k in added}, **given}
+        return (dict(arguments, params=merged), added) if added else (arguments, [])
 
-    def _vague(self, text: str) -> bool:
-        """A model's turn that starts from nothing (no workflow being filled, no draft, plan or refinement) on
-        a request that names nothing (vague.py), unless that question was just asked."""
+    def _question_back(self, text: str) -> str | None:
+        """The question (asking.py) for a model's turn that starts from nothing (no workflow being filled, no
+        draft, plan or refinement) on a request that names no data, unless a question was just asked."""
         if getattr(self.backend, "local", False) or self.described or self.draft or self._ctx.plan \
                 or self.refinement is not None:
-            return False
+            return None
         asked = [m for m in self.messages if m.get("role") == "assistant"][-1:]
-        if asked and str(asked[0].get("content") or "").startswith(vague.ASKED):
-            return False
-        return vague.is_vague(text, self.registry.ids())
+        if asked and vague.asked_back(str(asked[0].get("content") or "")):
+            return None
+        return question_back(self.registry, self.settings, text)
 
     def _researcher_text(self) -> str:
         """What the researcher typed in this conversation (not the notes snakegate adds in their name)."""
@@ -238,11 +250,10 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
             self._learn_secrets()  # a known secret typed again never reaches the model
             self._log("run_summary" if results.NOTE_RE.match(text) else "user", text=text)
             self._open = turn
-            if self._vague(text):  # a question back, naming the choices: a small model would guess a draft
-                said = vague.question([(i, self.registry.get(i).manifest.title)
-                                       for i in ranked_ids(self.registry, None)])
+            said = self._question_back(text)  # naming the choices: a small model would guess a draft
+            if said is not None:
                 self.messages.append({"role": "assistant", "content": said})
-                self._log("asked_back", reason="the request names no workflow, file or value")
+                self._log("asked_back", reason="the request names no data, file or value")
                 turn.emit(AssistantSaid(said))
                 return self._close(turn)
         for _ in range(self.max_steps):
@@ -268,8 +279,8 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                 self._record_reply(reply, view)
                 if reply.finish_reason == "length":
                     # a cut reply is half a step (raw JSON, a call without its end): kept, a small model would copy
-                    # it into every later request; the audit log has it
-                    return self._failed(turn, CUT.format(n=self._max_tokens()), True)
+                    # it into every later request; the audit log has it. What was stated is drafted instead.
+                    return self._after_cut(turn)
                 said = self._own_words((reply.text or "").strip())
                 if not reply.tool_calls:
                     if not said:
@@ -284,11 +295,9 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
                 if said:
                     turn.emit(AssistantSaid(said))
                 self._run_tool_calls(reply, turn)
-                if turn.stuck is not None:
-                    self.messages.append({"role": "assistant", "content": turn.stuck})
+                if turn.stuck is not None:  # what was stated is drafted instead, when nothing was yet
                     self._log("stopped", reason="repeated_call")
-                    turn.emit(AssistantSaid(turn.stuck))
-                    return self._close(turn)
+                    return self._after_stuck(turn, turn.stuck)
         with self._lock:
             if turn.cancel.is_set():
                 return self._abandon(turn)
@@ -366,9 +375,6 @@ class Conversation(Approving, Reporting, Refining, Sensitive):
         self._log("response", text=reply.text, finish_reason=reply.finish_reason, model=reply.model,
                   usage=reply.usage, tool_calls=[{"id": c.id, "name": c.name, "arguments": c.arguments}
                                                  for c in reply.tool_calls])
-
-    def _max_tokens(self):
-        return getattr(self.backend, "max_tokens", "?")
 
     # ---- actions ---------------------------------------------------------------------------------
     def _run_tool_calls(self, reply: Reply, turn: _Turn) -> None:

@@ -3,8 +3,10 @@
 A small model drops what it was told (a column list, "fill gaps with the median", the researcher's own
 file). `prefilled()` turns the facts faithful.py reads from the researcher's messages into param values:
 a named file that is in the data roots and fits exactly one file param by its type, or that they gave a
-file param in words ("alpha.fq.gz as the reference": the gate then says why it does not fit); an allowed
-value, a `name=value` or a number attached to a param; a value written next to the param's own words
+file param in words ("alpha.fq.gz as the reference": the gate then says why it does not fit), or the one
+file of a type no param takes, given to the one file param nothing else fills ("the variants in
+reference.fa"); an allowed value, a `name=value` or a number attached to a param; a value written next to
+the param's own words
 ("signal ROI 8 16 12 20", "feature columns Fe, Ni", "500 bootstrap samples": guided/named.py); the
 columns they asked to keep ("only species and body_mass_g") for the workflow's column list, in the order
 they said them; "label column quality_class" for its one single-column param. The controller puts them
@@ -24,7 +26,7 @@ import re
 from typing import Any
 
 from snakegate.agent.faithful import stated
-from snakegate.agent.guided.named import files_as
+from snakegate.agent.guided.named import files_as, misplaced_file
 from snakegate.agent.guided.parse import claims, types_of
 from snakegate.agent.guided.stated import named_files
 
@@ -103,6 +105,9 @@ def prefilled(text: str, params: list[dict], headers: dict[str, list[str]], file
     for name, named in files_as(text, params).items():  # "alpha.fq.gz as the reference": said, fit or not
         if in_roots(named, files):
             out[name] = in_roots(named, files)  # a file of the wrong type: the gate refuses it by name
+    for name, named in misplaced_file(text, params, set(out)).items():  # "the variants in reference.fa"
+        if in_roots(named, files):
+            out[name] = in_roots(named, files)
     out.update({k: v for k, v in {**facts.named, **facts.values}.items()
                 if k in by_name and not by_name[k].get("sensitive")})
     for table, mentions in facts.columns.items():

@@ -79,7 +79,7 @@ def test_gate_errors_come_back_to_the_model_with_code_hint_and_choices(conversat
         validated({"dataset_file": PENGUINS, "missing_strategy": "fill_mena"}),
         "Did you mean fill_mean?",
     ])
-    events = convo.send("profile it, fill with the mena")
+    events = convo.send("profile the penguins, fill with the mena")
     assert kinds(events) == ["ActionCalled", "AssistantSaid"]
     assert events[0].ok is False and convo.draft is None
     (result,) = tool_results(server.requests[1])
@@ -204,7 +204,7 @@ def test_execute_with_the_ui_approval_runs_snakemake_and_records_the_origin(draf
 
 def test_malformed_tool_arguments_come_back_to_the_model_as_bad_arguments(conversation):
     convo, server = conversation([[call("describe_workflow", '{"workflow": "tabular-')], "Sorry, retrying."])
-    events = convo.send("describe it")
+    events = convo.send("describe tabular-profile")
     assert kinds(events) == ["ActionCalled", "AssistantSaid"] and events[0].ok is False
     (result,) = tool_results(server.requests[1])
     assert result["error"]["code"] == "bad_arguments"

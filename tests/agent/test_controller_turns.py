@@ -37,7 +37,7 @@ def test_an_abandoned_turn_leaves_no_trace_and_the_next_turn_starts_at_once(conv
     before = list(convo.messages)
     cancel = threading.Event()
     results: list = []
-    worker = threading.Thread(target=lambda: results.append(convo.send("profile it", cancel=cancel)))
+    worker = threading.Thread(target=lambda: results.append(convo.send("profile the penguins", cancel=cancel)))
     worker.start()
     time.sleep(0.3)  # the model request is out
     cancel.set()

@@ -23,13 +23,13 @@ def test_a_runaway_reply_is_dropped_and_the_next_request_does_not_carry_it(conve
     assert isinstance(failed, BackendFailed)
     assert failed.message.startswith("the model's reply was cut off at the token limit (max_tokens=")
     assert "send your message again" in failed.message and "server is running" not in failed.message
-    convo.send("which workflow profiles a CSV table?")
+    convo.send("which workflow profiles the penguins table?")
     second = server.raw_bodies[1]
     assert RUNAWAY[:100] not in second
     assert len(second) < len(server.raw_bodies[0]) + 1_000   # the size of one more short message, not 80 KB
     # the broken first turn is not copied either: the researcher's first message went with it
     assert [m["content"] for m in server.requests[1]["messages"] if m["role"] == "user"] == [
-        "which workflow profiles a CSV table?"]
+        "which workflow profiles the penguins table?"]
 
 
 def test_a_cut_json_step_is_never_shown_raw_nor_run(openai_server, make_conversation):
@@ -46,6 +46,6 @@ def test_a_cut_reply_after_a_step_withdraws_the_turns_draft_and_says_so(conversa
     good = [call("validate_params", {"workflow": "tabular-profile",
                                      "params": {"dataset_file": "data/examples/tabular-penguins.csv"}})]
     convo, server = conversation([good, completion("The draft is ready and " + RUNAWAY, finish_reason="length")])
-    events = convo.send("profile data/examples/tabular-penguins.csv")
+    events = convo.send("profile the penguins")  # nothing stated to draft from (test_cut_fallback.py: something)
     assert isinstance(events[-2], DraftCleared) and isinstance(events[-1], BackendFailed)
     assert convo.draft is None and [m["role"] for m in convo.messages] == ["system"]

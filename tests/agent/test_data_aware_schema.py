@@ -107,6 +107,6 @@ def test_a_table_outside_the_data_roots_is_never_opened_for_its_columns(json_cha
                                step("validate_params", workflow="tabular-profile",
                                     params={"dataset_file": str(private)}),
                                json.dumps({"say": "That file is outside the data roots."})])
-    convo.send("profile my table")
+    convo.send(f"profile my table {private}")
     assert "patient_name" not in json.dumps(server.requests[2])
     assert convo.draft is None

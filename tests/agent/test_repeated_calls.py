@@ -20,7 +20,7 @@ SAME_CALLS = [("search_workflows", {"query": "profile a table"}),
 def test_the_same_successful_call_a_third_time_stops_the_turn_and_asks_the_researcher(conversation, name,
                                                                                       arguments):
     convo, server = conversation([[call(name, arguments)]] * 8 + ["never reached"])
-    events = convo.send("what can I do with my table?")
+    events = convo.send("what can I do with the penguins table?")
     assert len(server.requests) == 3       # not the 8-step limit
     calls = [e for e in events if isinstance(e, ActionCalled)]
     assert [c.ok for c in calls] == [True, True, False]
@@ -37,7 +37,7 @@ def test_a_call_made_only_twice_is_answered_with_a_note_and_the_turn_goes_on(con
                                   [call("search_workflows", {"query": "classify"})],
                                   [call("search_workflows", {"query": "profile"})],
                                   "Two workflows fit: tabular-profile and classifier-benchmark."])
-    events = convo.send("what can I do with my table?")
+    events = convo.send("what can I do with the penguins table?")
     assert events[-1] == AssistantSaid("Two workflows fit: tabular-profile and classifier-benchmark.")
     assert len(server.requests) == 4
 

@@ -23,7 +23,7 @@ def notice_after(make_app, base_url: str) -> str:
     async def scenario():
         async with app.run_test(size=SIZE) as pilot:
             await connected(pilot)
-            await say(pilot, "profile my table")
+            await say(pilot, "profile my penguins table")
             await wait_until(pilot, lambda: "could not answer" in transcript_text(app), 60, "the failure notice")
             return transcript_text(app)
 

@@ -46,27 +46,42 @@ MAX_ITEMS = 256    # items of an array the contract does not bound
 MAX_SAY = 2000     # characters of what a constrained step says to the researcher
 
 
-def bounded(schema: dict) -> dict:
-    """`schema` with every string and array given an upper bound where it has none (MAX_STRING, MAX_ITEMS),
-    at any depth: a grammar-constrained model otherwise writes "1000…" until the token limit. Bounds the
-    schema already has (the contract's own) are kept."""
+def bounded(schema: dict, strings: int = MAX_STRING, items: int = MAX_ITEMS, *, tighten: bool = False) -> dict:
+    """`schema` with every string and array given an upper bound where it has none (`strings` characters,
+    `items` items), at any depth: a grammar-constrained model otherwise writes "1000…" until the token limit.
+    Bounds the schema already has (the contract's own) are kept, or with `tighten` lowered to these (never
+    below the contract's own minimum)."""
     out = copy.deepcopy(schema)
     types = out.get("type") if isinstance(out.get("type"), list) else [out.get("type")]
-    if "string" in types and "enum" not in out and "const" not in out:
-        out.setdefault("maxLength", MAX_STRING)
-    if "array" in types:
-        out.setdefault("maxItems", MAX_ITEMS)
+    for kind, low, high, cap in (("string", "minLength", "maxLength", strings), ("array", "minItems", "maxItems",
+                                                                               items)):
+        if kind not in types or (kind == "string" and ("enum" in out or "const" in out)):
+            continue
+        floor = out.get(low) if isinstance(out.get(low), int) else 0
+        now = out.get(high) if isinstance(out.get(high), int) else None
+        out[high] = now if now is not None and not tighten else max(floor, min(cap, now if now is not None else cap))
     for key in ("properties",):
         for name, sub in list((out.get(key) or {}).items()):
             if isinstance(sub, dict):
-                out[key][name] = bounded(sub)
+                out[key][name] = bounded(sub, strings, items, tighten=tighten)
     for key in ("items", "additionalProperties"):
         if isinstance(out.get(key), dict):
-            out[key] = bounded(out[key])
+            out[key] = bounded(out[key], strings, items, tighten=tighten)
     for key in ("anyOf", "oneOf", "allOf"):
         if isinstance(out.get(key), list):
-            out[key] = [bounded(x) if isinstance(x, dict) else x for x in out[key]]
+            out[key] = [bounded(x, strings, items, tighten=tighten) if isinstance(x, dict) else x for x in out[key]]
     return out
+
+
+def step_bounds(max_tokens: int | None) -> tuple[int, int, int]:
+    """(string characters, array items, say characters) a constrained step may hold when its reply gets
+    `max_tokens` tokens: a string at most half the budget at one token per character (digits, a repeated
+    word), a list an eighth of it (two tokens and a comma each), what it says about three characters a token
+    over half of it; so a whole step ends before the limit however it is filled. No budget: the wide bounds."""
+    if not isinstance(max_tokens, int) or max_tokens <= 0:
+        return MAX_STRING, MAX_ITEMS, MAX_SAY
+    return (max(16, min(MAX_STRING, max_tokens // 2)), max(4, min(MAX_ITEMS, max_tokens // 8)),
+            max(80, min(MAX_SAY, max_tokens * 3 // 2)))
 
 
 def _for_step(schema: dict) -> dict:
@@ -169,13 +184,15 @@ def params_schema(schema: dict, files: list[str], mentioned: dict[str, Any] | No
 
 def conversation_tools(workflow_ids: list[str], described: tuple[str, dict] | None = None,
                        done: set[str] = frozenset(), files: list[str] | None = None,
-                       likely: str | None = None) -> list[dict]:
+                       likely: str | list[str] | None = None, runs: list[str] | None = None) -> list[dict]:
     """`openai_tools()` narrowed to this conversation: workflow ids are an enum; once a workflow is described
     (`(id, params_schema(...))`), validate_params' params take its shape; workflows already described in
     this turn (`done`) cannot be described again; inspect_data's path is one of the data roots' `files` (or
     empty, to list them). Servers that constrain replies (and the step schema) then cannot produce an unknown
     id, an invented parameter, a path outside the data roots or a repeated description. `likely` (the
-    registry search's clear choice for the request) is offered alone to a constrained step (`x-likely`)."""
+    registry search's clear choice for the request, or the few it ranks close to the best) are all a constrained
+    step may choose from (`x-likely`). `runs` (the run ids there are; None: not known) makes a run id one of
+    them or 'latest', and with no runs at all leaves the run actions out of a constrained step."""
     tools = []
     for action in ACTIONS.values():
         tool = tool_definition(action)
@@ -188,9 +205,16 @@ def conversation_tools(workflow_ids: list[str], described: tuple[str, dict] | No
                 if not ids:
                     break
                 props[field]["enum"] = ([""] if optional else []) + ids
-                if likely in ids and not optional and action.name in LIKELY:
-                    props[field]["x-likely"] = [likely]
+                chosen = [i for i in ([likely] if isinstance(likely, str) else likely or []) if i in ids]
+                if chosen and not optional and action.name in LIKELY:
+                    props[field]["x-likely"] = chosen
         else:  # (no break: the action still has something to offer)
+            if runs is not None and _run_fields(params):
+                if not runs:  # nothing to ask about: a constrained step is not offered it (step_schema)
+                    params["x-no-runs"] = True
+                elif len(runs) <= MAX_FILE_ENUM:  # an id that exists, never one a small model makes up
+                    for name in _run_fields(params):
+                        props[name]["enum"] = ["latest"] + list(runs)
             if action.name == "inspect_data" and files and len(files) <= MAX_FILE_ENUM:
                 props["path"]["enum"] = [""] + list(files)
             if action.name == "validate_params" and described is not None:
@@ -204,14 +228,29 @@ def conversation_tools(workflow_ids: list[str], described: tuple[str, dict] | No
     return tools
 
 
-def step_schema(tools: list[dict]) -> dict:
-    """One JSON object per model step: `{"action": <name>, "arguments": {...}}` for each tool, or `{"say": text}`."""
+RUN_FIELDS = ("run_id", "a", "b")   # the arguments that name an earlier run (compare_runs: a and b)
+
+
+def _run_fields(params: dict) -> list[str]:
+    """The required arguments of an action that name an earlier run."""
+    props = params.get("properties") or {}
+    return [n for n in params.get("required") or [] if n in RUN_FIELDS and isinstance(props.get(n), dict)
+            and "string" in [props[n].get("type")]]
+
+
+def step_schema(tools: list[dict], max_tokens: int | None = None) -> dict:
+    """One JSON object per model step: `{"action": <name>, "arguments": {...}}` for each tool, or `{"say": text}`;
+    every string and list bounded so the step fits in a reply of `max_tokens` (step_bounds): a reply cut at the
+    limit is half a step, lost."""
+    strings, items, say = step_bounds(max_tokens)
     options = []
     for tool in tools:
         fn = tool["function"]
-        params = bounded(_for_step(fn.get("parameters") or {"type": "object"}))
+        if (fn.get("parameters") or {}).get("x-no-runs"):
+            continue
+        params = bounded(_for_step(fn.get("parameters") or {"type": "object"}), strings, items, tighten=True)
         options.append({"type": "object", "additionalProperties": False, "required": ["action", "arguments"],
                         "properties": {"action": {"const": fn["name"]}, "arguments": params}})
     options.append({"type": "object", "additionalProperties": False, "required": ["say"],
-                    "properties": {"say": {"type": "string", "maxLength": MAX_SAY}}})
+                    "properties": {"say": {"type": "string", "maxLength": say}}})
     return {"oneOf": options}

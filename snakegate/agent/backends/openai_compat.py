@@ -303,7 +303,8 @@ class OpenAIBackend:
             tools = focused(tools, messages)
             body["messages"] = json_mode_messages(messages, tools)
             body["response_format"] = {"type": "json_schema",
-                                       "json_schema": {"name": "step", "strict": True, "schema": step_schema(tools)}}
+                                       "json_schema": {"name": "step", "strict": True,
+                                                       "schema": step_schema(tools, self.max_tokens)}}
         else:
             body["messages"] = native_messages(messages)
             if tools:

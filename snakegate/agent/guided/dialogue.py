@@ -276,6 +276,9 @@ class GuidedBackend(Following, Planning, Filling, RefineTalk):
         scores = [float(m.get("score") or 0) for m in matches]
         if len(matches) == 1 or scores[0] >= CLEAR_RATIO * scores[1]:
             return self._describe(matches[0]["id"], ctx["text"])
+        bare = keywords(ctx["text"], folders=False)
+        if not ctx.get("bare") and bare != keywords(ctx["text"]):  # the paths' folders may have blurred it
+            return self._call("search_workflows", {"query": bare, "limit": 5}, "search", {**ctx, "bare": True})
         st.listed, st.request_text = [m["id"] for m in matches], ctx["text"]
         st.mode = "choose"
         return self._say("\n".join([f"Several workflows match “{ctx['text']}”:", numbered_workflows(matches),

@@ -22,7 +22,7 @@ import re
 from typing import Any
 
 from snakegate.agent.backend import Reply
-from snakegate.agent.guided.named import files_as, named_values
+from snakegate.agent.guided.named import files_as, misplaced_file, named_values
 from snakegate.agent.guided.parse import (
     KEEP_DEFAULT, TRUE_WORDS, Unclear, check, column_from_request, file_from_words, fmt, misfit, param_of, request_values, typed, unquote,
 )
@@ -61,6 +61,7 @@ class Filling:
         found = {**request_values(text, params), **files_as(text, params)} if text else {}
         for name, value in {**named_values(text, params), **param_numbers(text, params)}.items():
             found.setdefault(name, value)  # "seed 42", "signal ROI 8 16 12 20", "feature columns Fe, Ni"
+        found.update(misplaced_file(text, params, set(found)) if text else {})  # "the variants in reference.fa"
         found = {k: v for k, v in found.items() if k not in st.params}  # never over a value already set
         sensitive = {p["name"] for p in params if p.get("sensitive")}
         st.taken = {k: "(sensitive)" if k in sensitive else fmt(v) for k, v in found.items()}

@@ -7,6 +7,9 @@
 items before the name's first word) and "sample alpha from reads/alpha.fq.gz" (an item of a list of
 objects: its name and its file). `files_as` reads "using reads/alpha.fq.gz as the reference": a file the
 researcher gave a file param in words, whether or not it fits (the caller says why it does not).
+"predicting tensile_strength" names the column a target or label param holds, whether or not the table has
+it (the gate then names the table's columns); `misplaced_file` gives a named file of a type no param takes
+to the one file param nothing else fills ("the variants in reference.fa"), so the reply names the mistake.
 
 It never guesses: a value is read only next to the param's own words, of the param's type, each item
 checked against the contract (enum, pattern, bounds) and a column against the known header, or a name no
@@ -19,14 +22,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from snakegate.agent.guided.parse import FILLER, NUM, fits, item_types, to_number, types_of
-from snakegate.agent.guided.stated import NEGATIONS, SELECTING
+from snakegate.agent.guided.parse import FILLER, NUM, claims, fits, item_types, to_number, types_of
+from snakegate.agent.guided.stated import NEGATIONS, SELECTING, named_files
 
 _IDENT = r"[A-Za-z_][\w.\-]*[A-Za-z0-9_]|[A-Za-z]"
 _SEP = r"(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)"
 _LEAD = r"\s*(?:=|:|\bof\b|\bis\b|\bto\b|\bas\b)?\s*"
 _ONLY = r"\b(?:only|just)\s+"
 _FILE = r"[^\s,;]+"
+_TARGETS = {"target", "targets", "label", "response", "outcome"}   # the words of a param naming what is predicted
+_PREDICT = r"(?<![\w-])(?:predict(?:s|ing|ed)?|to\s+predict)(?:\s+the)?(?:\s+columns?)?(?![\w-])"
 
 
 def _forms(word: str) -> str:
@@ -239,6 +244,8 @@ def named_values(text: str, params: list[dict], headers: dict[str, list[str]] | 
             first = p["name"].split("_")[0]
             if value is None and p.get("column_of") and header and len(first) > 1 and first != p["name"]:
                 value = _after(text, p, _cue(first), header, True)  # "target hardness_hv", a known column
+            if value is None and p.get("column_of") and _TARGETS & set(p["name"].lower().split("_")):
+                value = _after(text, p, _PREDICT, header, False)  # "predicting tensile_strength", known or not
             if value is None and "array" in types and "string" in item_types(p) and not p.get("column_of"):
                 value = _only_before(text, p)
         if value is not None:
@@ -258,3 +265,21 @@ def files_as(text: str, params: list[dict]) -> dict[str, str]:
         if "/" in path or re.search(r"\.[A-Za-z]\w{0,5}$", path):
             found[p["name"]] = path
     return found
+
+
+def _kinds(path: str) -> set[str]:
+    return {kind for _, kind in claims(path)}
+
+
+def misplaced_file(text: str, params: list[dict], taken: set[str]) -> dict[str, str]:
+    """{file param: path} for the one file the researcher named whose type fits no file param of the workflow
+    (nor a file inside its list of objects), when exactly one file param is left that nothing they said fills
+    (`taken`): "annotate the variants in reference.fa" gives the FASTA to the VCF param, so the reply says why
+    it does not fit instead of asking for the VCF as if nothing had been said."""
+    wanted = {p["name"]: p["artifact"] for p in params if isinstance(p.get("artifact"), str) and not p.get("sensitive")}
+    nested = {v["x-artifact"] for p in params for v in ((p.get("items") or {}).get("properties") or {}).values()
+              if isinstance(v, dict) and isinstance(v.get("x-artifact"), str)}
+    kinds = set(wanted.values()) | nested
+    odd = [f for f in named_files(text) if _kinds(f) and not _kinds(f) & kinds]
+    left = [name for name in wanted if name not in taken]
+    return {left[0]: odd[0]} if len(odd) == 1 and len(left) == 1 else {}

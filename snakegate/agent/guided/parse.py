@@ -58,8 +58,12 @@ def unquote(text: str) -> str:
     return text
 
 
-def keywords(text: str) -> str:
-    words = [w for w in re.split(r"\s+", text.strip()) if w.lower().strip(".,;:!?") not in FILLER]
+def keywords(text: str, folders: bool = True) -> str:
+    """The words of a request worth searching the registry with: no filler; without `folders`, of a path only
+    the file's name (the folders say where the data is kept, not what to do with it: "the variants in
+    data/variant-calling/reference.fa" is no variant calling)."""
+    words = [w.rsplit("/", 1)[-1] if not folders and "/" in w.strip("/") else w
+             for w in re.split(r"\s+", text.strip()) if w.lower().strip(".,;:!?") not in FILLER]
     return " ".join(words) or text.strip()
 
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 
 from openai_server import DEFAULT_MODEL, call, refuse
+from snakegate.agent.actions.wire import step_bounds
 from snakegate.agent.backends.choose import OpenAIBackend
+from snakegate.agent.backends.openai_compat import DEFAULT_MAX_TOKENS
 from snakegate.agent.events import ActionCalled
 
 PENGUINS = "data/examples/tabular-penguins.csv"
@@ -178,7 +180,8 @@ def test_a_native_tool_list_describes_each_workflow_once_per_turn(conversation):
 def test_once_the_draft_passed_the_gate_a_json_step_may_only_talk(openai_server, make_conversation):
     server = openai_server([step(DESCRIBE), step(VALIDATE), step({"say": "Ready."})])
     in_mode(make_conversation, server, "json").send("profile the penguins")
-    say = {"type": "string", "maxLength": 2000}  # bounded: a runaway reply stops at the grammar's limit
+    # bounded: a runaway reply stops at the grammar's limit, which the reply's token budget sets
+    say = {"type": "string", "maxLength": step_bounds(DEFAULT_MAX_TOKENS)[2]}
     assert schema_of(server.requests[2]) == {"oneOf": [{"type": "object", "additionalProperties": False,
                                                         "required": ["say"], "properties": {"say": say}}]}
 
