@@ -262,7 +262,7 @@ def test_each_action_shows_while_the_turn_goes_on(make_app):
     async def scenario():
         async with app.run_test(size=SIZE) as pilot:
             await connected(pilot)
-            app.query_one("#prompt", Input).value = "profile a csv table"
+            app.query_one("#prompt", Input).value = "profile my penguins csv table"
             await pilot.press("enter")
             await wait_until(pilot, lambda: "✓ search_workflows" in screen_text(app), 10, "the first action")
             assert app.thinking  # shown before the model has answered the rest of the turn

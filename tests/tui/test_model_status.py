@@ -93,7 +93,7 @@ def test_the_waiting_line_counts_the_seconds_and_the_steps_while_the_model_is_sl
             line = app.query_one("#waiting")
             shown = lambda: text_of(line) if line.display else ""  # noqa: E731
             assert shown() == ""
-            app.query_one("#prompt", Input).value = "profile a table"
+            app.query_one("#prompt", Input).value = "profile my penguins table"
             await pilot.press("enter")
             await wait_until(pilot, lambda: WAITING.fullmatch(shown()), 15, "the waiting line")
             first = WAITING.fullmatch(shown())
@@ -126,7 +126,7 @@ def test_the_history_opened_while_the_model_is_slow_leaves_the_wait_going_and_th
             await wait_until(pilot, lambda: not isinstance(app.screen, HistoryScreen), 5, "the chat again")
             assert "◆ tool mode json" in screen_lines(app)
 
-            app.query_one("#prompt", Input).value = "profile a table"
+            app.query_one("#prompt", Input).value = "profile my penguins table"
             await pilot.press("enter")
             line = app.query_one("#waiting")
             await wait_until(pilot, lambda: line.display, 15, "the waiting line")
@@ -153,7 +153,7 @@ def test_esc_while_the_model_is_slow_abandons_the_step_and_the_next_request_carr
             await connected(pilot)
             prompt = app.query_one("#prompt", Input)
             line = app.query_one("#waiting")
-            prompt.value = "profile a table"
+            prompt.value = "profile my penguins table"
             await pilot.press("enter")
             await wait_until(pilot, lambda: "step 2 of 8" in text_of(line) and line.display, 15,
                              "the wait for the second step")
@@ -161,7 +161,7 @@ def test_esc_while_the_model_is_slow_abandons_the_step_and_the_next_request_carr
             await wait_until(pilot, lambda: not app.thinking, 5, "the turn to stop")
             await wait_until(pilot, lambda: not line.display, 5, "the waiting line to go")
             assert "■ stopped" in screen_lines(app)
-            assert prompt.value == "profile a table"
+            assert prompt.value == "profile my penguins table"
 
             prompt.value = "hello"
             await pilot.press("enter")
@@ -185,7 +185,7 @@ def test_esc_hangs_up_on_a_server_still_generating_so_it_stops_working_for_nobod
     async def scenario():
         async with app.run_test(size=SIZE) as pilot:
             await connected(pilot)
-            app.query_one("#prompt", Input).value = "profile a table"
+            app.query_one("#prompt", Input).value = "profile my penguins table"
             await pilot.press("enter")
             await wait_until(pilot, lambda: app.query_one("#waiting").display, 15, "the wait")
             assert server.request_lines == ["POST /v1/chat/completions HTTP/1.1"] and not server.hung_up.is_set()
