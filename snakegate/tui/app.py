@@ -107,6 +107,15 @@ class ChatApp(TurnsMixin, RunsMixin, RefineMixin, App[None]):
     def panel(self) -> DraftPanel:
         return self.query_one("#draft-panel", DraftPanel)
 
+    def chat_mounted(self) -> bool:
+        """Are the chat's widgets there? Not while the app closes: a turn or a run that ends in between posts its
+        message to an app whose widgets are gone, and a handler must then drop it, not fail the app's exit."""
+        try:
+            self.query_one("#draft-panel", DraftPanel)
+        except NoMatches:
+            return False
+        return True
+
     @property
     def run_panel(self) -> RunPanel:
         return self.query_one("#run-panel", RunPanel)
@@ -132,6 +141,8 @@ class ChatApp(TurnsMixin, RunsMixin, RefineMixin, App[None]):
         return self._connect_fn()
 
     def on_connected(self, message: Connected) -> None:
+        if not self.chat_mounted():
+            return
         self.conversation = message.conversation
         self.settings = self.settings or self.conversation.settings
         self.sub_title = header_text(self.conversation.backend)

@@ -215,10 +215,14 @@ class RunsMixin:
             self.post_message(RunFinished(outcome, explained))
 
     def on_run_progressed(self, message: RunProgressed) -> None:
+        if not self.chat_mounted():  # a run that goes on as the app closes: its record is on disk, no panel is left
+            return
         if not self.cancel_requested:
             self.run_panel.progressed(message.done, message.total, message.rule)
 
     def on_run_finished(self, message: RunFinished) -> None:
+        if not self.chat_mounted():
+            return
         o, root = message.outcome, self.settings.registry_root
         explained = message.explained
         self.run_panel.finished(o.status, present_runs.outcome_lines(o.status, o.run_id, o.record, explained,
@@ -231,6 +235,8 @@ class RunsMixin:
         self.after_run()  # its summary enters the conversation (turns.py)
 
     def on_run_refused(self, message: RunRefused) -> None:
+        if not self.chat_mounted():
+            return
         lines = present_runs.refusal_lines(message.message, message.problems)
         self.run_panel.refused(lines)
         self.transcript.add_note("■ " + lines[0], ok=False)

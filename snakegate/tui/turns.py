@@ -118,7 +118,7 @@ class TurnsMixin:
         return turn == self.turn and not self._turn_cancel.is_set()
 
     def on_turn_event(self, message: TurnEvent) -> None:
-        if not self._current(message.turn):
+        if not self._current(message.turn) or not self.chat_mounted():
             return
         from snakegate.agent.events import DraftCleared, DraftReady, SecretRequested
         from snakegate.agent.refining import RefinementReady
@@ -135,7 +135,7 @@ class TurnsMixin:
             self.refinement_proposed(event.refinement)
 
     def on_turn_finished(self, message: TurnFinished) -> None:
-        if not self._current(message.turn):
+        if not self._current(message.turn) or not self.chat_mounted():  # (a turn ending as the app closes)
             return
         from snakegate.agent.events import BackendFailed
 
