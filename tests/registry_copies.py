@@ -78,7 +78,10 @@ def snakegate(root: Path, *args, timeout: float = 600, **env: str) -> subprocess
 
 
 def run_names(root: Path) -> set[str]:
-    return {p.name for p in (root / "runs").iterdir() if p.is_dir()} if (root / "runs").is_dir() else set()
+    """The run folders under runs/, as `snakegate runs` lists them: a dot-folder is never a run (the front end's
+    scratch folder, runs/.staging-<host>-<pid>-<random>/, holds the staged copies until the gate accepts them)."""
+    runs = root / "runs"
+    return {p.name for p in runs.iterdir() if p.is_dir() and not p.name.startswith(".")} if runs.is_dir() else set()
 
 
 def new_run(root: Path, before: set[str]) -> Path:

@@ -231,8 +231,9 @@ def wait_for(predicate, timeout: float = 90.0, poll: float = 0.2):
 
 
 def run_dirs(root: Path) -> list[Path]:
+    """The run folders, as `snakegate runs` lists them (never the front end's dot-named scratch folder)."""
     runs = root / "runs"
-    return sorted(p for p in runs.iterdir() if p.is_dir()) if runs.is_dir() else []
+    return sorted(p for p in runs.iterdir() if p.is_dir() and not p.name.startswith(".")) if runs.is_dir() else []
 
 
 def record_of(run_dir: Path) -> dict:
