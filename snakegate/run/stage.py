@@ -21,7 +21,8 @@ check before each job and at the end of the run, not prevented.
 `snakegate run` stages before its gate has finished (`Prestage`): the gate takes each input's digest from the
 copy as it is written into a scratch folder of the runs folder (runs/.staging-<host>-<pid>-<random>/), and the
 copies move into the run folder once the gate accepts; so the source is read once, by the copy. The scratch
-folder of a front end that died while staging is removed by the next one on the same host.
+folder holds a run lock (provenance.runlock) while its front end lives; one whose lock is free (the front end
+died while staging) is removed by the next front end on the same host.
 
 It reads the gated sources once and writes only under runs/<run_id>/inputs/, inputs.json and its own scratch
 folder.
@@ -46,6 +47,7 @@ from snakegate.contract.dialect import format_path, iter_nodes
 from snakegate.provenance import runstore
 from snakegate.provenance.hashing import folder_hash, sha256_file
 from snakegate.provenance import known
+from snakegate.provenance.runlock import LOCK_FILE, RunLock, lock_is_held
 from snakegate.run.staged import INPUTS_DIR, MANIFEST
 
 MODES = ("copy", "link")
@@ -100,11 +102,14 @@ class Prestage:
         self.done: dict[str, tuple[str, int]] = {}  # source path -> (sha256, size) of its copy
         self._made_runs_dir = not Path(runs_dir).exists()  # a refusal leaves no runs folder it did not find
         self.unwritable: OSError | None = None  # the runs folder could not take a copy (not the input's fault)
+        self._lock: RunLock | None = None  # held from the folder's making: the kernel drops it when we die
 
     def digest(self, key: str, source: Path) -> str:
         if str(source) not in self.done:
             dest = self.folder / INPUTS_DIR / staged_name(Path(source), self.root)
             try:
+                if self._lock is None:
+                    self._lock = RunLock(self.folder).acquire()
                 dest.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 self.unwritable = exc
@@ -127,6 +132,9 @@ class Prestage:
 
     def discard(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)  # read-only copies in writable folders
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
         if self._made_runs_dir:
             try:
                 self.folder.parent.rmdir()  # only while empty: a run folder made since keeps it
@@ -140,28 +148,25 @@ def _scratch_prefix() -> str:
 
 def sweep_scratch(runs_dir: Path) -> list[str]:
     """Remove the scratch folders of front ends on this host that died while staging (SIGKILL, a power cut):
-    their copies would otherwise stay in the runs folder for good. The names of the folders removed."""
+    their copies would otherwise stay in the runs folder for good. A folder is its front end's while that
+    process holds its lock; one whose lock file names a holder and is free is left over. The names removed."""
     prefix, removed = _scratch_prefix(), []
     try:
         names = os.listdir(runs_dir)
     except OSError:
         return removed
     for name in names:
-        pid = name[len(prefix):].split("-", 1)[0] if name.startswith(prefix) else ""
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(Path(runs_dir) / name, ignore_errors=True)
+        folder = Path(runs_dir) / name
+        if not name.startswith(prefix) or lock_is_held(folder):
+            continue
+        try:  # an empty lock file: its maker is between taking the lock and naming itself (or died there)
+            noted = (folder / LOCK_FILE).stat().st_size > 0
+        except OSError:
+            continue
+        if noted:
+            shutil.rmtree(folder, ignore_errors=True)
             removed.append(name)
     return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def stage(run_dir: Path, input_files: dict[str, str], gated: dict[str, str], schema: dict, params: dict,

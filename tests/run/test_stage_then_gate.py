@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import socket
 import subprocess
 import sys
 
@@ -97,19 +96,38 @@ def test_a_runs_folder_that_cannot_take_the_copies_is_a_message_naming_it_and_no
     assert settings.runs_dir.read_text() == "not a folder\n"
 
 
+# a front end that has staged one input and waits: prints its scratch folder's name
+STAGING = """
+import sys, time
+from pathlib import Path
+from snakegate.run import stage
+prestage = stage.Prestage(Path(sys.argv[1]), Path(sys.argv[2]), "copy")
+prestage.digest("params.table", Path(sys.argv[3]))
+print(prestage.folder.name, flush=True)
+time.sleep(600)
+"""
+
+
 def test_the_copies_of_a_front_end_that_died_while_staging_are_removed_by_the_next_one(tmp_path):
     runs = tmp_path / "runs"
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
-                          check=True).stdout.strip()  # a process that has exited: its pid is no one's now
-    host = socket.gethostname()
-    names = {"dead": f".staging-{host}-{dead}-0badc0de", "alive": f".staging-{host}-{os.getpid()}-0000beef",
-             "elsewhere": f".staging-another-host-{dead}-0badc0de"}
-    for name in names.values():
-        (runs / name / "inputs").mkdir(parents=True)
-        (runs / name / "inputs" / "copy.bin").write_bytes(b"staged")
-        (runs / name / "inputs" / "copy.bin").chmod(0o444)
-    prestage = stage.Prestage(runs, tmp_path, "copy")
-    left = {p.name for p in runs.iterdir()}
-    assert names["dead"] not in left  # removed, read-only copies and all
-    assert {names["alive"], names["elsewhere"]} <= left  # a live front end's, and one another host may still use
-    assert not prestage.folder.exists()  # made only when a copy is written into it
+    source = tmp_path / "table.csv"
+    source.write_text("a,b\n1,2\n")
+    staging = [subprocess.Popen([sys.executable, "-c", STAGING, str(runs), str(tmp_path), str(source)],
+                                stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    try:
+        names = {"dead": staging[0].stdout.readline().strip(), "alive": staging[1].stdout.readline().strip()}
+        staging[0].kill()  # SIGKILL, by its PID: the front end gets no chance to clean up
+        staging[0].wait(timeout=30)
+        assert (runs / names["dead"] / "inputs").is_dir()  # its copies are left behind
+        names["elsewhere"] = f".staging-another-host-{staging[0].pid}-0badc0de"  # another host's: not ours to judge
+        (runs / names["elsewhere"] / "inputs").mkdir(parents=True)
+        (runs / names["elsewhere"] / ".lock").write_text(f"pid {staging[0].pid}")
+        prestage = stage.Prestage(runs, tmp_path, "copy")
+        left = {p.name for p in runs.iterdir()}
+        assert names["dead"] not in left  # removed, read-only copies and all
+        assert {names["alive"], names["elsewhere"]} <= left  # a live front end's, and one another host may still use
+        assert not prestage.folder.exists()  # made only when a copy is written into it
+    finally:
+        for proc in staging:
+            proc.kill()
+            proc.wait(timeout=30)
