@@ -189,29 +189,36 @@ rule copy:
 """
 
 
+def copy_table_files(wf_id: str, title: str, description: str, snakefile: str = TABLE_SNAKEFILE) -> dict:
+    """The files (for make_registry) of a community workflow with one rule copying the `table` param's CSV."""
+    return {
+        "workflow.yaml": f"""\
+            id: {wf_id}
+            version: 0.1.0
+            title: {title}
+            description: {description}
+            tags: [test]
+            maintainers: [{{name: snakegate tests}}]
+            trust: community
+            rules:
+              copy: {{input: {{src: csv-table}}, output: {{dst: csv-table}}}}
+            outputs:
+              dst: {{path: results/copy.csv, type: csv-table, description: The copied table.}}
+            """,
+        "schema.json": json.dumps(TABLE_SCHEMA), "Snakefile": snakefile}
+
+
 def copy_table_workflow(root: Path, snakefile: str = TABLE_SNAKEFILE, preflight: str | None = None) -> Path:
     """A registry at `root` with workflow `probe` (community): one rule copying the `table` param's CSV, with
     the given Snakefile and preflight.py (for hostile-code tests), and data/t.csv to point `table` at."""
-    files = {
-        "workflow.yaml": """\
-            id: probe
-            version: 0.1.0
-            title: Probe
-            description: A one-rule workflow whose preflight.py or Snakefile is under test.
-            tags: [test]
-            maintainers: [{name: snakegate tests}]
-            trust: community
-            rules:
-              copy: {input: {src: csv-table}, output: {dst: csv-table}}
-            outputs:
-              dst: {path: results/copy.csv, type: csv-table, description: The copied table.}
-            """,
-        "schema.json": json.dumps(TABLE_SCHEMA), "Snakefile": snakefile}
+    files = copy_table_files("probe", "Probe", "A one-rule workflow whose preflight.py or Snakefile is under test.",
+                             snakefile)
     if preflight is not None:
         files["preflight.py"] = preflight
     make_registry(root, {"probe": files})
     (root / "data" / "t.csv").write_text("a,b\n1,2\n")
     return root
+
 
 def token_workflow(wf_id: str, title: str, description: str, shell: str, log: bool = False) -> dict:
     """one_rule_workflow whose contract also has the x-sensitive `token` (TOKEN_PARAM), which its job gets

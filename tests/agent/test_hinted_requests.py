@@ -7,10 +7,8 @@ nothing to run on and ask which workflow or which file, naming them.
 
 from __future__ import annotations
 
-import json
-
 from openai_server import DEFAULT_MODEL, ScriptedOpenAI, call
-from registry_copies import TABLE_SCHEMA, TABLE_SNAKEFILE, make_registry
+from registry_copies import copy_table_files, make_registry
 from snakegate.agent.asking import question_back
 from snakegate.agent.backends.choose import OpenAIBackend
 from snakegate.agent.controller import Conversation
@@ -50,19 +48,7 @@ def test_a_vague_answer_to_the_question_goes_to_the_model_rather_than_the_same_q
 
 
 def test_when_several_workflows_fit_the_question_names_each_of_them(tmp_path):
-    cleaner = {"workflow.yaml": """\
-            id: row-cleaner
-            version: 0.1.0
-            title: Row cleaner
-            description: Cleans a table of missing values and duplicate rows.
-            tags: [test]
-            maintainers: [{name: snakegate tests}]
-            trust: community
-            rules:
-              copy: {input: {src: csv-table}, output: {dst: csv-table}}
-            outputs:
-              dst: {path: results/copy.csv, type: csv-table, description: The cleaned table.}
-            """, "schema.json": json.dumps(TABLE_SCHEMA), "Snakefile": TABLE_SNAKEFILE}
+    cleaner = copy_table_files("row-cleaner", "Row cleaner", "Cleans a table of missing values and duplicate rows.")
     root = make_registry(tmp_path / "registry", {"row-cleaner": cleaner})
     server = ScriptedOpenAI([GUESS])
     server.start()
