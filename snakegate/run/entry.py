@@ -78,8 +78,6 @@ class RunContext:
     staged: dict | None = field(default=None, repr=False)  # inputs.json entries: the run's staged inputs
     _params: dict | None = field(default=None, repr=False)
     workdir: Path | None = field(default=None, repr=False)  # Snakemake's working directory, when not this process's
-    # whose proof this run stands on: "gate" (proved here) or "front end" (snakegate run's, handed over intact)
-    proof: str = field(default="gate", repr=False)
 
     @property
     def snakefile(self) -> str:

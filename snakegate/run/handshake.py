@@ -14,9 +14,6 @@ EXPECTED_ENV = "SNAKEGATE_EXPECTED_INVOCATION"
 # parent when the run ends, it writes the PROV record and the seal after Snakemake exits (snakegate.run.finish), so
 # the record is never built beside the DAG of a 10,000-job run; a Snakemake whose front end died writes them itself.
 FRONT_END_ENV = "SNAKEGATE_FRONT_END_PID"
-# Set by `snakegate run` for its Snakemake child only: the digest of the run config and the records it gated and
-# wrote (snakegate.run.handover); the parse-time gate accepts the front end's proof only for exactly those.
-HANDOVER_ENV = "SNAKEGATE_GATED_DIGEST"
 # Set by the head for its jobs: the invocation id it gated (a job proves its run's record against it,
 # and against the registry's run index when the environment does not reach the job).
 JOB_INVOCATION_ENV = "SNAKEGATE_JOB_INVOCATION"

@@ -5,10 +5,7 @@ This is what makes plain `snakemake --configfile run.yaml` as strict as `snakega
 `prepare()` knows three callers:
 
 - `snakegate run`'s Snakemake child: the run folder and its workflow copy exist; the config must
-  gate, against the copy, to exactly the invocation id the parent passed in EXPECTED_ENV. When the
-  parent handed over the digest of exactly this config and the records it wrote (snakegate.run.handover),
-  its proof stands instead of a second one (the copy is still proved to be the gated one, the staging
-  record to stage the gated inputs); any difference, and the config is proved here in full.
+  gate, against the copy, to exactly the invocation id the parent passed in EXPECTED_ENV.
 - a cluster (or subprocess) job re-reading the Snakefile: the Snakefile calls snakegate.run.jobgate's light
   gate instead (no DAG, no input hashes, no schema defaults); only when a job cannot tell its run
   otherwise does it come here, to gate against the id in the run folder's invocation.json, written by
@@ -27,14 +24,14 @@ import atexit
 import os
 from pathlib import Path
 
-from snakegate.run import cluster, handover, pinning, plan_run, stage, staged
+from snakegate.run import cluster, pinning, plan_run, stage, staged
 from snakegate.plan.config import is_plan
 from snakegate.plan.prove import gate_plan
 from snakegate.run.entry import GateRefused, RunContext, output_prefix, refusal_text
 from snakegate.errors import UserError
 from snakegate.gate.prove import gate
 from snakegate.run.handshake import JOB_INVOCATION_ENV, JOB_RUN_ENV
-from snakegate.models import GateError, GateResult, Invocation
+from snakegate.models import GateError, GateResult
 from snakegate.provenance import runindex, runstore
 from snakegate.registry.workflows import Registry, Workflow
 from snakegate.registry.settings import Settings, load_settings
@@ -77,11 +74,8 @@ def prepare(config: dict, registry_root: str | os.PathLike, configfiles=(), exec
         if in_job:
             return (_prepare_plan_job if plan else _prepare_job)(dict(config), settings, Registry.load(root))
         if expected:
-            # the front end's proof, when it hands over exactly this config and these records; else the full gate
-            ctx = None if plan else _accept_handover(dict(config), settings, expected)
-            if ctx is None:
-                ctx = (_prepare_plan_under_runner if plan else _prepare_under_runner)(
-                    dict(config), settings, Registry.load(root), expected)
+            ctx = (_prepare_plan_under_runner if plan else _prepare_under_runner)(
+                dict(config), settings, Registry.load(root), expected)
         else:
             ctx = (_prepare_plan_plain if plan else _prepare_plain)(dict(config), settings, Registry.load(root))
         # the jobs (cluster jobs and spawned ones inherit this process's environment) find their run by
@@ -167,42 +161,6 @@ def _prepare_under_runner(config: dict, settings: Settings, registry: Registry, 
                       f"invocation {expected[:12]}… (only `snakegate run` and the top-level Snakefile start runs)")
     return RunContext(settings=settings, workflow=wf, result=result, run_id=run_id, run_dir=run_dir,
                       prefix=output_prefix(run_dir, Path.cwd()), source="snakegate run", staged=entries)
-
-
-def _accept_handover(config: dict, settings: Settings, expected: str) -> RunContext | None:
-    """`snakegate run`'s child, when the front end handed over the digest of exactly this config, invocation
-    record and staging record (snakegate.run.handover): its proof stands, with the run's workflow copy proved
-    to be the gated one and its staging record to stage exactly the gated inputs. None on any difference:
-    then the full gate proves the invocation again (and refuses what changed)."""
-    run_id = os.environ.get(runstore.LOCK_HELD_ENV)
-    if not run_id or not runstore.is_safe_run_id(run_id) or config.get("run_id") != run_id:
-        return None
-    run_dir = settings.runs_dir / run_id
-    record = runstore.read_json(run_dir / runstore.INVOCATION_JSON)
-    entries = staged.read_manifest(run_dir)
-    if not handover.matches(os.environ.get(handover.HANDOVER_ENV), config, record, entries):
-        return None
-    if not (record.get("invocation_id") == config.get("invocation_id") == expected):
-        return None
-    try:
-        invocation = Invocation.model_validate(record.get("invocation"))
-        gate_record = record.get("gate") or {}
-        wf = pinning.load_copy(run_dir, invocation.workflow)
-        pinning.verify_copy(pinning.copy_of(run_dir), invocation.workflow_hash)  # what runs is what was gated
-    except (ValueError, TypeError, AttributeError, pinning.PinError):  # pydantic's ValidationError is a ValueError
-        return None
-    if staged.manifest_problem(entries, invocation.inputs) or not isinstance(config.get("params"), dict):
-        return None
-    if runindex.pinned(settings.registry_root, run_id) != expected:
-        return None
-    root = settings.registry_root
-    result = GateResult(ok=True, workflow=invocation.workflow, invocation_id=expected, invocation=invocation,
-                        resolved_params=config["params"],
-                        input_files={k: str(root / e["source"]) for k, e in (entries or {}).items()},
-                        checks=list(gate_record.get("checks") or []), gated_at=gate_record.get("at"))
-    return RunContext(settings=settings, workflow=wf, result=result, run_id=run_id, run_dir=run_dir,
-                      prefix=output_prefix(run_dir, Path.cwd()), source="snakegate run", staged=entries or {},
-                      proof="front end")
 
 
 def _prepare_job(config: dict, settings: Settings, registry: Registry) -> RunContext:

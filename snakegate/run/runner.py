@@ -2,8 +2,7 @@
 
 `execute()` gates, writes runs/<run_id>/config.yaml (fully explicit) and
 run.json, and starts `python -m snakemake` on the registry's top-level
-Snakefile (which accepts this gate's proof for exactly the files written here, handed over in its
-environment (snakegate.run.handover), or gates again; and records the run and its provenance itself)
+Snakefile (which gates again and records the run and its provenance itself)
 detached from this process: in its own session, with its output going to
 runs/<run_id>/console.log, which this process follows for progress, and
 holding the run folder's lock, which it inherits. So a front end that dies
@@ -29,7 +28,7 @@ from pathlib import Path
 from typing import Callable
 
 from snakegate.entry import SNAKEFILE as ENTRY_SNAKEFILE
-from snakegate.run import finish, handover, pinning, process, reuse, stage
+from snakegate.run import finish, pinning, process, reuse, stage
 from snakegate.run.entry import explicit_config, invocation_record, strip_prefix, MODULE_PREFIX
 from snakegate.run.finish import RunOutcome, is_plan_result  # RunOutcome: other modules import it from here
 from snakegate.run.handshake import FRONT_END_ENV
@@ -305,8 +304,8 @@ def fill_run_folder(registry, settings: Settings, result, run_id: str, run_dir: 
                     extra_record: dict, started: str, prestage: stage.Prestage | None = None):
     """Everything the run folder holds before Snakemake starts (config.yaml, invocation.json, run.json, the
     run index's pin, the workflow copy, the staged inputs, a fork's seeded outputs); the Workflow that runs and
-    what Snakemake's environment carries of them: the pinned run and invocation, the staged copies' digests
-    (snakegate.provenance.known) and this gate's proof of exactly these files (snakegate.run.handover)."""
+    what Snakemake's environment carries of them: the pinned run and invocation and the staged copies' digests
+    (snakegate.provenance.known)."""
     if is_plan_result(result):
         from snakegate.run import plan_run
 
@@ -337,11 +336,6 @@ def fill_run_folder(registry, settings: Settings, result, run_id: str, run_dir: 
            # the staged copies' digests, hashed here as they were written, and their sources': the job guard,
            # the PROV capture and the seal need not read them again
            known.ENV: known.export(known.staged_paths(run_dir, entries, settings.registry_root))}
-    # this gate's proof, for exactly the config and records written above: Snakemake's parse-time gate accepts
-    # it instead of proving the invocation again (a plan is proved again there, step by step)
-    handed = None if is_plan_result(result) else handover.digest(config, record, entries)
-    if handed:
-        env[handover.HANDOVER_ENV] = handed
     return wf, env
 
 
@@ -351,7 +345,7 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
     started = runstore.utc_now()
     try:
         runstore.make_reserve(run_dir)
-        wf, handed_env = fill_run_folder(registry, settings, result, run_id, run_dir, options, extra_record, started,
+        wf, run_env = fill_run_folder(registry, settings, result, run_id, run_dir, options, extra_record, started,
                                          prestage)
         # owner-only when the contract has sensitive params: a failing job may print one
         out_fd = os.open(run_dir / runstore.CONSOLE_LOG, os.O_WRONLY | os.O_CREAT | os.O_APPEND,
@@ -367,8 +361,8 @@ def _run(registry, settings, result, run_id, run_dir, options, on_progress, echo
     # What reaches Snakemake of this gate travels in its environment, never in a file of the run folder. A
     # profile reaches Snakemake only as checked (--profile).
     env = {k: v for k, v in os.environ.items()
-           if k not in ("SNAKEMAKE_PROFILE", known.ENV, FRONT_END_ENV, handover.HANDOVER_ENV)}
-    env.update(handed_env)
+           if k not in ("SNAKEMAKE_PROFILE", known.ENV, FRONT_END_ENV)}
+    env.update(run_env)
     env[FRONT_END_ENV] = str(os.getpid())  # this process writes the PROV record after Snakemake exits
     progress = Progress(on_progress)
     cancelled = {"signal": None}

@@ -1,7 +1,6 @@
-"""`snakegate run` hands its gate's proof to the Snakemake it starts (snakegate.run.handover): the parse-time gate
-accepts it only for exactly the config and records the front end wrote, and proves the invocation in full on any
-difference, so someone who can write to the run folder can neither forge nor replay it; plain `snakemake` is
-always gated in full.
+"""The Snakemake that `snakegate run` starts proves its invocation again at parse time, against what the front end
+wrote into the run folder: a param, a staging record or a workflow copy changed after the front end's gate is
+refused, and plain `snakemake` is gated in full.
 
 The front end's part runs here in-process as `snakegate run` does it (runner.fill_run_folder: the run folder, the
 copy, the staged inputs, the environment for Snakemake), and the parse-time gate is `prepare()` called as the
@@ -23,7 +22,7 @@ from snakegate.gate.prove import gate
 from snakegate.provenance import runstore
 from snakegate.registry.settings import load_settings
 from snakegate.registry.workflows import Registry
-from snakegate.run import cluster, handover, prepare, runner
+from snakegate.run import cluster, prepare, runner
 from snakegate.run.entry import GateRefused
 from snakegate.run.handshake import JOB_INVOCATION_ENV, JOB_RUN_ENV
 
@@ -31,7 +30,7 @@ from snakegate.run.handshake import JOB_INVOCATION_ENV, JOB_RUN_ENV
 @pytest.fixture(scope="module")
 def gated(tmp_path_factory):
     """A registry and the front end's gate of tabular-profile's basic example."""
-    root = make_registry(tmp_path_factory.mktemp("handover") / "registry")
+    root = make_registry(tmp_path_factory.mktemp("parse-time") / "registry")
     settings, registry = load_settings(root), Registry.load(root)
     invocation = yaml.safe_load((TABULAR / "examples" / "basic.yaml").read_text())
     result = gate(registry, invocation, settings, check_dag=False)
@@ -57,7 +56,7 @@ def parse_time_gate(gated, monkeypatch):
         monkeypatch.setenv(name, os.environ.get(name, ""))
 
     def call(env: dict, run_dir=None, config: dict | None = None, configfile=None):
-        for name in (runstore.LOCK_HELD_ENV, prepare.pinning.EXPECTED_ENV, handover.HANDOVER_ENV):
+        for name in (runstore.LOCK_HELD_ENV, prepare.pinning.EXPECTED_ENV):
             monkeypatch.delenv(name, raising=False)
         for name, value in env.items():
             monkeypatch.setenv(name, value)
@@ -76,24 +75,12 @@ def _rewrite_json(path, change) -> None:
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 
-def test_snakegate_runs_snakemake_takes_the_front_ends_proof_of_exactly_what_it_wrote(gated, parse_time_gate):
+def test_snakegate_runs_snakemake_gates_exactly_what_the_front_end_wrote(gated, parse_time_gate):
     run_dir, env = _front_end(gated, "handed")
     ctx = parse_time_gate(env, run_dir)
-    assert ctx.proof == "front end"
     assert ctx.source == "snakegate run" and ctx.run_id == "handed"
     assert ctx.result.invocation_id == gated[4].invocation_id
     assert ctx.params["dataset_file"].startswith(str(run_dir / "inputs"))  # the staged copy, never the data root
-
-
-def test_the_handed_over_proof_gives_the_run_the_full_gates_context(gated, parse_time_gate):
-    run_dir, env = _front_end(gated, "handed-same")
-    handed = parse_time_gate(env, run_dir)
-    proved = parse_time_gate({k: v for k, v in env.items() if k != handover.HANDOVER_ENV}, run_dir)
-    assert (handed.proof, proved.proof) == ("front end", "gate")
-    assert handed.result.invocation == proved.result.invocation
-    assert handed.result.resolved_params == proved.result.resolved_params
-    assert handed.params == proved.params and handed.staged == proved.staged and handed.targets == proved.targets
-    assert handed.workflow.snakefile == proved.workflow.snakefile
 
 
 def test_a_param_changed_after_the_front_ends_gate_is_proved_again_and_refused(gated, parse_time_gate):
@@ -115,26 +102,6 @@ def test_a_staging_record_pointing_at_other_bytes_is_proved_again_and_refused(ga
     assert [e.code for e in refused.value.errors] == ["invocation_mismatch"]
 
 
-@pytest.mark.parametrize("record,change", [
-    (runstore.INVOCATION_JSON, lambda data: data["gate"]["checks"].append("a check never made")),
-    (runstore.INPUTS_JSON, lambda data: data["inputs"]["params.dataset_file"].update(size=1)),
-], ids=["invocation-record", "staging-record"])
-def test_any_change_to_the_handed_over_records_sends_the_run_back_to_the_full_gate(gated, parse_time_gate,
-                                                                                    record, change):
-    run_dir, env = _front_end(gated, f"edited-{record}")
-    _rewrite_json(run_dir / record, change)
-    ctx = parse_time_gate(env, run_dir)  # the full gate finds nothing it refuses in these edits
-    assert ctx.proof == "gate"
-    assert "a check never made" not in ctx.result.checks
-
-
-def test_a_digest_handed_over_for_another_run_is_not_accepted_for_this_one(gated, parse_time_gate):
-    _first, first_env = _front_end(gated, "replay-first")
-    second, second_env = _front_end(gated, "replay-second")  # the same invocation, so the same pinned id
-    ctx = parse_time_gate({**second_env, handover.HANDOVER_ENV: first_env[handover.HANDOVER_ENV]}, second)
-    assert ctx.proof == "gate" and ctx.run_id == "replay-second"
-
-
 def test_a_workflow_copy_changed_after_the_gate_is_refused_though_the_records_are_intact(gated, parse_time_gate):
     run_dir, env = _front_end(gated, "copy-edited")
     snakefile = run_dir / "workflow" / "Snakefile"
@@ -146,15 +113,14 @@ def test_a_workflow_copy_changed_after_the_gate_is_refused_though_the_records_ar
     assert [e.code for e in refused.value.errors] == ["invocation_mismatch"]
 
 
-def test_plain_snakemake_is_gated_in_full_even_with_a_handed_over_digest_in_its_environment(gated,
-                                                                                            parse_time_gate):
-    _run_dir, env = _front_end(gated, "plain-beside")
+def test_plain_snakemake_beside_a_front_ends_run_is_gated_in_full(gated, parse_time_gate):
+    _front_end(gated, "plain-beside")
     plain_config = gated[0] / "plain.yaml"
     plain_config.write_text(yaml.safe_dump(gated[3]))
-    # plain `snakemake --configfile plain.yaml`: no pinned invocation, another run's digest in the environment
-    ctx = parse_time_gate({handover.HANDOVER_ENV: env[handover.HANDOVER_ENV]}, configfile=plain_config)
+    # plain `snakemake --configfile plain.yaml`: no pinned invocation
+    ctx = parse_time_gate({}, configfile=plain_config)
     try:
-        assert ctx.proof == "gate" and ctx.source == "snakemake"
+        assert ctx.source == "snakemake"
         assert ctx.run_id.startswith("plain-")
     finally:
         prepare._never_started(ctx)  # as at the exit of a Snakemake that never started a job
