@@ -17,11 +17,15 @@ workflow's first example:
   started: a cancel before any job ends;
 - interrupted: the same, then `snakegate run` and its Snakemake killed whole (SIGKILL to both process groups),
   completed as interrupted by the next reader (`snakegate runs`); `kill_sent` says when the kill was sent;
-- rerun and fork (one --set per workflow, FORK_SETS) of the succeeded run;
-- plain: the example under plain `snakemake`.
+- rerun and fork (one --set per workflow, FORK_SETS) of the succeeded run.
 
-`second`: the first example once more in a second registry in another folder, for comparing outputs across
-registry folders. BASH_ENV is Bash's own start-up hook: no job, Snakefile or snakegate code is changed.
+In a second registry in another folder, made the same way:
+- plain: the example under plain `snakemake`. It is also `second`, the run the outputs are compared with across
+  registry folders (the same invocation made in another folder, by the other front door), so one run serves
+  both instead of a second `snakegate run` of the same invocation. `registry_of(kind)` is the folder a kind's
+  run was made in.
+
+BASH_ENV is Bash's own start-up hook: no job, Snakefile or snakegate code is changed.
 """
 from __future__ import annotations
 
@@ -132,14 +136,18 @@ def job_hooks(folder: Path) -> dict[str, Path]:
 
 @dataclass(frozen=True)
 class KindRuns:
-    """One curated workflow's runs of every kind (KINDS), in a git registry of its own (`registry`), and its first
-    example run once more in a second registry folder (`second`)."""
+    """One curated workflow's runs of every kind (KINDS): the plain one in a second registry folder (`second`), the
+    others in a git registry of its own (`registry`)."""
 
     workflow: str
     registry: Path
     runs: dict[str, Path]  # kind -> run folder
     kill_sent: float  # when the interrupted run's kill was sent
-    second: Path
+    second: Path  # the plain run, made in the second registry
+
+    def registry_of(self, kind: str) -> Path:
+        """The registry folder the run of `kind` was made in (its runs/ holds it)."""
+        return self.runs[kind].parent.parent
 
 
 def cancelled(root: Path, example: Path, sleeper: Path) -> Path:
@@ -192,10 +200,9 @@ def curated_kinds(request, tmp_path_factory) -> KindRuns:
     runs["interrupted"], kill_sent = interrupted(root, example, hooks["sleep"])
     runs["rerun"] = run_with(root, "rerun", runs["succeeded"].name, "--cores", "2", expect=0)
     runs["fork"] = run_with(root, "fork", runs["succeeded"].name, "--set", FORK_SETS[wf], "--cores", "2", expect=0)
-    runs["plain"] = plain(root, example)
     second = curated_copy(tmp_path_factory.mktemp(f"curated-{wf}-b") / "elsewhere" / "registry")
-    second_run = run_with(second, "run", first_example(second, wf), "--cores", "2", expect=0)
-    _made[wf] = KindRuns(wf, root, runs, kill_sent, second_run)
+    runs["plain"] = plain(second, first_example(second, wf))
+    _made[wf] = KindRuns(wf, root, runs, kill_sent, runs["plain"])
     return _made[wf]
 
 

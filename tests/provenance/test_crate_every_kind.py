@@ -54,7 +54,7 @@ def judged(curated_kinds, tmp_path_factory) -> dict:
         pytest.skip(f"roc-validator is not available; provision it with: {rocval.PROVISION}")
     dest = tmp_path_factory.mktemp(f"crates-{curated_kinds.workflow}")
     for kind in KINDS:
-        export(curated_kinds.registry, curated_kinds.runs[kind], dest / kind)
+        export(curated_kinds.registry_of(kind), curated_kinds.runs[kind], dest / kind)
     return dict(zip(KINDS, rocval.validate_many([dest / kind for kind in KINDS], severity="recommended")))
 
 

@@ -1,8 +1,9 @@
 """Byte-identical means every output (issue 28 §4): the first example of every curated workflow, run in two
-run folders of one registry (a run and its rerun) and in a second registry in another folder, writes the same
-bytes to every file under results/ — no tool output, log line or intermediate names the run folder.
+run folders of one registry (a run and its rerun) and in a second registry in another folder (there by plain
+`snakemake`), writes the same bytes to every file under results/ — no tool output, log line or intermediate
+names the run folder.
 
-The runs are curated_kinds.py's (real `snakegate run` and `snakegate rerun` in real git registries).
+The runs are curated_kinds.py's (real `snakegate run`, `snakegate rerun` and `snakemake` in real git registries).
 """
 
 from __future__ import annotations
