@@ -142,6 +142,17 @@ def test_a_job_checks_its_config_against_the_heads_invocation_record(registry, t
     assert accepted.returncode == 0, accepted.stderr
 
 
+# ---- one finished run, shared read-only (the workflow copy test) and by the fork tests (12.9) ----------
+@pytest.fixture(scope="module")
+def parent(tmp_path_factory) -> tuple[Path, Path]:
+    """One registry and one finished run, shared by the workflow-copy test and the fork tests (each leaves the
+    parent as it was)."""
+    root = make_registry(tmp_path_factory.mktemp("fork") / "registry")
+    proc = snakegate(root, "run", "workflows/tabular-profile/examples/basic.yaml")
+    assert proc.returncode == 0, proc.stderr
+    return root, only_run(root)
+
+
 # ---- 11.2 code cannot change under a run ----------------------------------------------------------
 def test_editing_the_registry_workflow_during_a_run_neither_fails_nor_changes_it(registry, tmp_path, gate_dir):
     proc = sg_start(registry, "run", waits_config(tmp_path, gate_dir))
@@ -162,10 +173,8 @@ def test_editing_the_registry_workflow_during_a_run_neither_fails_nor_changes_it
     assert verify.returncode == 0, verify.stdout
 
 
-def test_a_runs_workflow_copy_is_read_only_and_hashes_as_the_invocation_pins(registry):
-    proc = snakegate(registry, "run", "workflows/tabular-profile/examples/basic.yaml")
-    assert proc.returncode == 0, proc.stderr
-    run_dir = only_run(registry)
+def test_a_runs_workflow_copy_is_read_only_and_hashes_as_the_invocation_pins(parent):
+    registry, run_dir = parent  # a finished `snakegate run` of the basic example (read here, not changed)
     copy = run_dir / "workflow"
     assert (copy / "Snakefile").read_bytes() == (registry / "workflows/tabular-profile/Snakefile").read_bytes()
     assert not (copy / "test").exists()
@@ -300,16 +309,7 @@ def test_snakegate_run_passes_an_allowed_profile_and_ignores_a_workflow_profile(
     assert record["options"]["profile"] == str((profile / "config.yaml").resolve())
 
 
-# ---- 12.9 fork checks what it reuses --------------------------------------------------------------
-@pytest.fixture(scope="module")
-def parent(tmp_path_factory) -> tuple[Path, Path]:
-    """One registry and one finished run, shared by the fork tests (each leaves the parent as it was)."""
-    root = make_registry(tmp_path_factory.mktemp("fork") / "registry")
-    proc = snakegate(root, "run", "workflows/tabular-profile/examples/basic.yaml")
-    assert proc.returncode == 0, proc.stderr
-    return root, only_run(root)
-
-
+# ---- 12.9 fork checks what it reuses (the parent: the shared run above) ---------------------------------
 def test_fork_refuses_when_a_parent_output_it_would_reuse_changed(parent):
     root, base = parent
     loaded = base / "results" / "loaded.csv"  # made by `load`, which a new missing_strategy leaves alone
