@@ -18,11 +18,14 @@ copy) hard-links when the data root and the runs folder share a filesystem: then
 replaced in the data root is still never read, and one rewritten in place is caught by the hash
 check before each job and at the end of the run, not prevented.
 
-`snakegate run` stages before its gate has finished (`Prestage`): the gate takes each input's digest from the
-copy as it is written into a scratch folder of the runs folder (runs/.staging-<host>-<pid>-<random>/), and the
-copies move into the run folder once the gate accepts; so the source is read once, by the copy. The scratch
-folder holds a run lock (provenance.runlock) while its front end lives; one whose lock is free (the front end
-died while staging) is removed by the next front end on the same host.
+`snakegate run` stages before its gate has finished (`Prestage`): the gate stages each input as soon as it has
+resolved it inside the data roots, before its first content check, into a scratch folder of the runs folder
+(runs/.staging-<host>-<pid>-<random>/); every check of that input reads the copy (`Prestage.copy`, the gate's
+read_input), its digest is the copy's (`Prestage.digest`), and the copies move into the run folder once the gate
+accepts. So the source is read once, by the copy, and a source swapped after that is never seen: what was
+checked is what was hashed and is what the jobs read (a sample sheet's rewritten copy is made from its staged
+copy, too). The scratch folder holds a run lock (provenance.runlock) while its front end lives; one whose lock is
+free (the front end died while staging) is removed by the next front end on the same host.
 
 It reads the gated sources once and writes only under runs/<run_id>/inputs/, inputs.json and its own scratch
 folder.
@@ -121,6 +124,12 @@ class Prestage:
                     self.unwritable = OSError(exc.errno, os.strerror(exc.errno))
                 raise OSError(str(exc)) from None
         return self.done[str(source)][0]
+
+    def copy(self, key: str, source: Path) -> Path:
+        """The staged copy of `source`, staged (and hashed) now unless it already is: the gate's read_input, so
+        its content checks read the bytes it hashes. OSError as `digest`."""
+        self.digest(key, source)
+        return self.folder / INPUTS_DIR / staged_name(Path(source), self.root)
 
     def into(self, run_dir: Path) -> dict[str, tuple[str, int]]:
         """The copies moved into `run_dir`/inputs/ in one rename of their folder (each keeps its inode and stamps,
