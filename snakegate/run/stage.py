@@ -211,10 +211,12 @@ def stage_steps(run_dir: Path, steps: list[tuple[str, dict, dict, dict, dict]], 
                 entry = Staged(prefix + key, entry.source, entry.path, entry.sha256, entry.size, entry.gated_sha256)
                 digest = entry.gated_sha256
             elif key in sheet_keys:
-                if str(source) in prestaged:  # its plain copy: a sheet is staged rewritten
+                checked = None
+                if str(source) in prestaged:  # its plain copy, which the gate checked: a sheet is staged rewritten
+                    checked = _read_sheet(run_dir / rel)
                     os.unlink(run_dir / rel)
                 digest, size, rewritten = _stage_sheet(source, run_dir / rel, sheet_keys[key], prefix, staged,
-                                                       run_dir)
+                                                       run_dir, checked)
                 entry = Staged(prefix + key, _shown(source, root), rel, rewritten, size, digest)
                 by_source[str(source)] = entry
             else:
@@ -365,15 +367,20 @@ def _sheet_params(schema: dict, params: dict) -> dict[str, tuple[str, str]]:
     return out
 
 
-def _stage_sheet(source: Path, dest: Path, sheet: tuple[str, str], prefix: str, staged: dict[str, Staged],
-                 run_dir: Path) -> tuple[str, int, str]:
-    """(sha256 of the sheet as gated, size of the copy, sha256 of the copy): the copy names, in each path
-    cell, the absolute path of that cell's staged file; every other byte of every row is kept."""
-    name, type_name = sheet
+def _read_sheet(path: Path) -> tuple[bytes, os.stat_result]:
     try:
-        raw = source.read_bytes()
+        return path.read_bytes(), path.stat()
     except OSError as exc:
-        raise StageError(f"cannot stage the sample sheet {source}: {exc.strerror or exc}") from None
+        raise StageError(f"cannot stage the sample sheet {path}: {exc.strerror or exc}") from None
+
+
+def _stage_sheet(source: Path, dest: Path, sheet: tuple[str, str], prefix: str, staged: dict[str, Staged],
+                 run_dir: Path, checked: tuple[bytes, os.stat_result] | None = None) -> tuple[str, int, str]:
+    """(sha256 of the sheet as gated, size of the copy, sha256 of the copy): the copy names, in each path
+    cell, the absolute path of that cell's staged file; every other byte of every row is kept. `checked`: the
+    bytes and stat of the sheet's prestaged copy (what the gate checked and hashed), else the source is read."""
+    name, type_name = sheet
+    raw, source_stat = checked or _read_sheet(source)
     gated_digest = hashlib.sha256(raw).hexdigest()
     try:
         text = raw.decode("utf-8")
@@ -400,7 +407,7 @@ def _stage_sheet(source: Path, dest: Path, sheet: tuple[str, str], prefix: str, 
         os.fsync(fd)
     finally:
         os.close(fd)
-    _keep_time(dest, source.stat())
+    _keep_time(dest, source_stat)
     os.chmod(dest, 0o444)
     return gated_digest, len(data), hashlib.sha256(data).hexdigest()
 
