@@ -12,7 +12,10 @@ folder a run works in, exactly as params paths do.
 `sheet_problems()` is the gate's entry: the already-resolved sheet file in,
 `GateError`s (each naming row, line, column and value) and the sheet's input
 files out. It reads the sheet and stats/reads the files it names; it never
-writes. The pure part, `row_errors()`, turns cell strings into typed values
+writes. Every content read goes through the gate's `read(key, source)`, which
+gives what to read for an input: its staged copy under `snakegate run`, the
+source otherwise (snakegate.gate.reads); paths resolve, and messages name, the
+sources. The pure part, `row_errors()`, turns cell strings into typed values
 the way pandas would and validates them.
 """
 
@@ -20,7 +23,9 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -174,20 +179,28 @@ def _fix(err, sub: Any) -> str | None:
     return f"correct the cell ({desc})" if desc else "correct the cell"
 
 
+Read = Callable[[str, Path], Path]  # (input key, resolved source) -> the file its content checks read
+
+
+def _as_is(_key: str, source: Path) -> Path:
+    return source
+
+
 def sheet_problems(param: str, sheet: Path, type_name: str, schema: dict, registry_root: Path,
-                   roots: list[Path]) -> SheetResult:
+                   roots: list[Path], read: Read = _as_is) -> SheetResult:
     """Check the sample sheet at `sheet` (already resolved inside the data roots, passed its table check)."""
     result = SheetResult()
     where = f"params.{param}"
     try:
-        if sheet.stat().st_size > MAX_SHEET_BYTES:
+        readable = read(where, sheet)
+        if readable.stat().st_size > MAX_SHEET_BYTES:
             result.errors.append(GateError(path=where, code="sample_sheet",
                                            message=f"sample sheet {sheet.name} is larger than "
                                                    f"{MAX_SHEET_BYTES // (1024 * 1024)} MiB; a sample sheet lists "
                                                    "samples and their files, not data",
                                            hint="point the param at the sample sheet, not at a data table"))
             return result
-        text = sheet.read_bytes().decode("utf-8")
+        text = readable.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         result.errors.append(GateError(path=where, code="sample_sheet",
                                        message=f"sample sheet {sheet.name} cannot be read as UTF-8 text ({exc})",
@@ -211,7 +224,7 @@ def sheet_problems(param: str, sheet: Path, type_name: str, schema: dict, regist
             errors.append(_cell_error(where, sheet.name, row, line, column, cell.encode("unicode_escape").decode(),
                                       problem, "write the path exactly as the file is named, with nothing around it"))
             continue
-        problem, resolved = _resolve(cell, art, registry_root, roots)
+        problem, resolved = _resolve(cell, art, registry_root, roots, partial(read, key))
         if problem:
             errors.append(_cell_error(where, sheet.name, row, line, column, cell, problem,
                                       "give the path of an existing file inside a data root (relative paths are "
@@ -247,8 +260,10 @@ def exact_path_problem(cell: str) -> str | None:
     return None
 
 
-def _resolve(cell: str, type_name: str, registry_root: Path, roots: list[Path]) -> tuple[str | None, Path | None]:
-    """(problem, resolved path) for one path cell: inside a data root, a regular file, of its type."""
+def _resolve(cell: str, type_name: str, registry_root: Path, roots: list[Path],
+             read: Callable[[Path], Path]) -> tuple[str | None, Path | None]:
+    """(problem, resolved path) for one path cell: inside a data root, a regular file, of its type (checked on
+    `read(resolved)`)."""
     try:
         raw = Path(cell).expanduser()
         resolved = (raw if raw.is_absolute() else registry_root / raw).resolve()
@@ -260,7 +275,10 @@ def _resolve(cell: str, type_name: str, registry_root: Path, roots: list[Path]) 
                 f"({', '.join(str(r) for r in roots) or 'none configured'})"), None
     if not is_file:
         return f"{resolved} does not exist or is not a regular file", None
-    problem = artifacts.check(resolved, type_name)
+    try:
+        problem = artifacts.check(read(resolved), type_name)
+    except OSError as exc:  # it could not be staged (or stat'ed) for its check
+        problem = f"cannot be read ({exc.strerror or exc})"
     return (problem, None) if problem else (None, resolved)
 
 
@@ -268,9 +286,10 @@ MIN_ROWS = "x-min-rows"
 
 
 def gate_tables(schema: dict, params: dict, good: dict[tuple, Path], registry_root: Path, roots: list[Path],
-                errors: list[GateError]) -> dict[str, Path]:
+                errors: list[GateError], read: Read = _as_is) -> dict[str, Path]:
     """The gate's one call: for each table param that passed its file checks, its sample-sheet rows and
-    `x-min-rows`. Appends to `errors`; returns the sample sheets' input files (key -> resolved path)."""
+    `x-min-rows`, read from `read(key, source)`. Appends to `errors`; returns the sample sheets' input files
+    (key -> resolved source path)."""
     from snakegate.contract.dialect import format_path, iter_nodes
 
     inputs: dict[str, Path] = {}
@@ -282,12 +301,15 @@ def gate_tables(schema: dict, params: dict, good: dict[tuple, Path], registry_ro
         name = format_path(node.parts)
         sheet = row_schema(node.schema)
         if sheet is not None:
-            result = sheet_problems(name, path, type_name, sheet, registry_root, roots)
+            result = sheet_problems(name, path, type_name, sheet, registry_root, roots, read)
             errors.extend(result.errors)
             inputs.update(result.inputs)
         want = node.schema.get(MIN_ROWS)
         if isinstance(want, int) and not isinstance(want, bool) and want > 0 and sheet is None:
-            have = artifacts.count_rows(path, type_name, stop_at=want)
+            try:
+                have = artifacts.count_rows(read(f"params.{name}", path), type_name, stop_at=want)
+            except OSError:
+                have = None  # unreadable now: the gate refuses it when it takes its digest
             if have is not None and have < want:
                 errors.append(GateError(path=f"params.{name}", code="format",
                                         message=f"`params.{name}` = `{node.value}` has {have} data row(s) under its "

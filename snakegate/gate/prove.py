@@ -10,6 +10,10 @@ rules on params and artifact headers, `snakegate.gate.preflight`) and its extern
 tools on PATH (`snakegate.gate.tools`), then Snakemake's DAG for the resolved
 params. The gate reads input files (headers, hashes) but never writes, except the registry's key
 for `x-sensitive` values the first time one is hashed (provenance/secrets.py).
+
+The bytes checked are the bytes hashed (`snakegate.gate.reads`): under `snakegate run` every content check reads
+the input's staged copy, made before its first check; otherwise an input whose stamps moved between its first
+check and its hashing is refused (input_changed).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from snakegate.contract.dialect import (
     did_you_mean, fill_defaults, format_path, is_builtin, iter_column_nodes, iter_nodes, schema_errors,
 )
 from snakegate.gate.dag import DagError, build_dag
+from snakegate.gate.reads import InputReads
 from snakegate.gate.upstream import Upstream, compatible
 from snakegate.provenance import secrets
 from snakegate.provenance.hashing import canonical_json, folder_hash, sha256_file, sha256_text
@@ -90,10 +95,10 @@ def _shape_errors(invocation: Any) -> list[GateError]:
     return errors
 
 
-def _resolve_artifacts(wf: Workflow, params: dict, settings: Settings, errors: list[GateError],
+def _resolve_artifacts(wf: Workflow, params: dict, settings: Settings, errors: list[GateError], reads: InputReads,
                        upstream: dict[str, Upstream] | None = None):
     """Check every x-artifact value; return {path-parts: resolved Path, or the Upstream output a plan's
-    earlier step will produce} for the good ones."""
+    earlier step will produce} for the good ones. Each file's format check reads `reads.path()` of it."""
     failed = {e.path for e in errors}
     roots = [r.resolve() for r in settings.data_roots]
     good: dict[tuple, Path | Upstream] = {}
@@ -152,7 +157,12 @@ def _resolve_artifacts(wf: Workflow, params: dict, settings: Settings, errors: l
                                     message=f"`{node.path}` = `{node.value}`: {resolved} {what}",
                                     hint="check the spelling; paths are relative to the registry root " f"({settings.registry_root})"))
             continue
-        problem = artifacts.check(resolved, type_name)
+        try:  # staged now, or stamped now: every content check below reads what will be hashed
+            readable = reads.path(node.path, resolved)
+        except OSError as exc:
+            errors.append(_unreadable(node.path, resolved, exc))
+            continue
+        problem = artifacts.check(readable, type_name)
         if problem:
             errors.append(GateError(path=node.path, code="format", message=f"`{node.path}` = `{node.value}` {problem}",
                                     hint=f"point `{node.path}` at a {type_name} file"))
@@ -162,6 +172,7 @@ def _resolve_artifacts(wf: Workflow, params: dict, settings: Settings, errors: l
 
 
 def _column_errors(wf: Workflow, params: dict, good: dict[tuple, Path | Upstream], errors: list[GateError]) -> None:
+    """`x-column-of` values against their tables' headers; `good` maps each table to what its checks read."""
     headers: dict[str, list[str] | None] = {}
     top = wf.schema.get("properties") or {}
     for node, ref in iter_column_nodes(wf.schema, params):
@@ -192,6 +203,11 @@ def _column_errors(wf: Workflow, params: dict, good: dict[tuple, Path | Upstream
                 hint=f"did you mean `{close}`?" if close else "use one of the table's columns", choices=header))
 
 
+def _unreadable(key: str, path: Path, exc: OSError) -> GateError:
+    return GateError(path=key, code="not_found", message=f"`{key}`: {path} cannot be read ({exc.strerror or exc})",
+                     hint="check that the file exists and is readable")
+
+
 def _portable(path: Path, root: Path) -> str:
     """Registry-relative when inside the registry, so the id survives moving the checkout."""
     try:
@@ -203,7 +219,8 @@ def _portable(path: Path, root: Path) -> str:
 def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: bool = True,
          check_tools: bool = True, staged: dict[str, tuple[str, str]] | None = None,
          upstream: dict[str, Upstream] | None = None,
-         digest_input: Callable[[str, Path], str] | None = None) -> GateResult:
+         digest_input: Callable[[str, Path], str] | None = None,
+         read_input: Callable[[str, Path], Path] | None = None) -> GateResult:
     """Prove an invocation complete and runnable, or say precisely why not.
 
     `check_tools=False` proves the invocation without asking whether this machine has the
@@ -215,7 +232,10 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
     (snakegate.plan.prove); they are checked against that output's declaration, never read or hashed.
     `digest_input(key, path)`: what gives each input's sha256 once everything else is proved, instead of reading
     the file here (`snakegate run` copies it into its run's staging as it hashes it: snakegate.run.stage.Prestage);
-    an OSError from it refuses, as an unreadable input does."""
+    an OSError from it refuses, as an unreadable input does.
+    `read_input(key, path)`: the staged copy of an input, staged when first asked (Prestage.copy), which every
+    content check of that input then reads instead of the source (snakegate.gate.reads); without it the checks
+    read the source, and an input whose stamps moved between its first check and its hashing is refused."""
     # Hostile shapes first: an alias bomb or a 5,000-digit integer must be refused before anything walks or prints it.
     errors = shape_errors(invocation) or _shape_errors(invocation)
     if errors:
@@ -245,13 +265,14 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
     flagged = {e.path for e in errors}
     # JSON Schema lets NaN through every bound; a schema's own default may hold one too
     errors.extend(e for e in shape_errors(params, ("params",)) if e.path not in flagged)
-    good = _resolve_artifacts(wf, params, settings, errors, upstream)
-    _column_errors(wf, params, good, errors)
+    reads = InputReads(read_input)
+    good = _resolve_artifacts(wf, params, settings, errors, reads, upstream)
+    _column_errors(wf, params, reads.readable(good), errors)
     files_good = {parts: path for parts, path in good.items() if not isinstance(path, Upstream)}
     sheet_inputs = sheets.gate_tables(wf.schema, params, files_good, settings.registry_root,
-                                      [r.resolve() for r in settings.data_roots], errors)
+                                      [r.resolve() for r in settings.data_roots], errors, read=reads.path)
     if not errors:  # a preflight reasons about params that passed the contract and data that exist
-        errors.extend(preflight.run(wf.folder, wf_id, wf.schema, params, good))
+        errors.extend(preflight.run(wf.folder, wf_id, wf.schema, params, reads.readable(good)))
     if check_tools:
         errors.extend(tools.tool_errors(wf_id, wf.manifest))
         errors.extend(tools.package_errors(wf_id, wf.manifest))
@@ -272,9 +293,10 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
             inputs[key] = (digest_input(key, path) if digest_input is not None
                            else _digest(path, (staged or {}).get(key)))
         except OSError as exc:  # removed or made unreadable since it was checked: refuse, never crash
-            return GateResult(ok=False, workflow=wf_id, errors=[GateError(
-                path=key, code="not_found", message=f"`{key}`: {path} cannot be read ({exc.strerror or exc})",
-                hint="check that the file exists and is readable")])
+            return GateResult(ok=False, workflow=wf_id, errors=[_unreadable(key, path, exc)])
+    changed = reads.changed(files)  # the bytes hashed are the bytes checked, or the gate says no
+    if changed:
+        return GateResult(ok=False, workflow=wf_id, errors=changed)
 
     if check_dag:
         try:

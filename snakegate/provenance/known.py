@@ -9,7 +9,8 @@ remembers each copy it wrote and hashed and the source it read; the job guard (s
 end-of-run recheck remember each file they hashed. The guard's check before a job, the PROV capture
 (runfiles.py) and the seal (seal.py) then recall instead of reading the file again. That makes a staged input
 one read of its source per run at staging (after the gate's) and one of its copy at the end, instead of one
-per job that reads it and one per record that names it.
+per job that reads it and one per record that names it. The same stamps (`stamp()`) tell the gate
+(snakegate.gate.reads) that an input it checked was not changed before it hashed it.
 
 The front end stages, Snakemake's process runs the jobs: `export()` hands the staged copies' and sources'
 entries to Snakemake in its environment (set by the front end when it starts Snakemake, which a writer of
@@ -37,15 +38,16 @@ _known: dict[tuple[int, int, int, int, int], tuple[str, int]] = {}
 _inherited = False
 
 
-def _stamp(st: os.stat_result) -> tuple[int, int, int, int, int]:
+def stamp(st: os.stat_result) -> tuple[int, int, int, int, int]:
+    """A file's identity and change stamps: equal before and after a read means nothing touched it meanwhile."""
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def remember(before: os.stat_result, after: os.stat_result, sha256: str, size: int) -> None:
     """Keep `sha256` for a regular file hashed between the two stats of it (taken on the descriptor that was
     hashed or written, or on its path): only when nothing touched it in between."""
-    if stat.S_ISREG(after.st_mode) and _stamp(before) == _stamp(after) and after.st_size == size:
-        _known[_stamp(after)] = (sha256, size)
+    if stat.S_ISREG(after.st_mode) and stamp(before) == stamp(after) and after.st_size == size:
+        _known[stamp(after)] = (sha256, size)
 
 
 def recall(path: str | os.PathLike) -> tuple[str, int] | None:
@@ -57,7 +59,7 @@ def recall(path: str | os.PathLike) -> tuple[str, int] | None:
         return None
     if not stat.S_ISREG(st.st_mode):
         return None
-    return _known.get(_stamp(st))
+    return _known.get(stamp(st))
 
 
 def export(paths) -> str:
@@ -70,10 +72,10 @@ def export(paths) -> str:
             st = os.stat(path)
         except OSError:
             continue
-        found = _known.get(_stamp(st)) if stat.S_ISREG(st.st_mode) else None
+        found = _known.get(stamp(st)) if stat.S_ISREG(st.st_mode) else None
         if found is None:
             continue
-        entry = [*_stamp(st), *found]
+        entry = [*stamp(st), *found]
         length += len(json.dumps(entry, separators=(",", ":"))) + 1
         if length > EXPORT_LIMIT:
             break

@@ -236,7 +236,8 @@ def _gate(registry: Registry, invocation: dict, settings: Settings, check_dag: b
 
         return gate_plan(registry, invocation, settings, check_dag=check_dag)
     return gate(registry, invocation, settings, check_dag=check_dag,
-                digest_input=prestage.digest if prestage is not None else None)
+                digest_input=prestage.digest if prestage is not None else None,
+                read_input=prestage.copy if prestage is not None else None)
 
 
 def _prestage(settings: Settings, invocation: dict) -> stage.Prestage | None:

@@ -18,11 +18,14 @@ copy) hard-links when the data root and the runs folder share a filesystem: then
 replaced in the data root is still never read, and one rewritten in place is caught by the hash
 check before each job and at the end of the run, not prevented.
 
-`snakegate run` stages before its gate has finished (`Prestage`): the gate takes each input's digest from the
-copy as it is written into a scratch folder of the runs folder (runs/.staging-<host>-<pid>-<random>/), and the
-copies move into the run folder once the gate accepts; so the source is read once, by the copy. The scratch
-folder holds a run lock (provenance.runlock) while its front end lives; one whose lock is free (the front end
-died while staging) is removed by the next front end on the same host.
+`snakegate run` stages before its gate has finished (`Prestage`): the gate stages each input as soon as it has
+resolved it inside the data roots, before its first content check, into a scratch folder of the runs folder
+(runs/.staging-<host>-<pid>-<random>/); every check of that input reads the copy (`Prestage.copy`, the gate's
+read_input), its digest is the copy's (`Prestage.digest`), and the copies move into the run folder once the gate
+accepts. So the source is read once, by the copy, and a source swapped after that is never seen: what was
+checked is what was hashed and is what the jobs read (a sample sheet's rewritten copy is made from its staged
+copy, too). The scratch folder holds a run lock (provenance.runlock) while its front end lives; one whose lock is
+free (the front end died while staging) is removed by the next front end on the same host.
 
 It reads the gated sources once and writes only under runs/<run_id>/inputs/, inputs.json and its own scratch
 folder.
@@ -122,6 +125,12 @@ class Prestage:
                 raise OSError(str(exc)) from None
         return self.done[str(source)][0]
 
+    def copy(self, key: str, source: Path) -> Path:
+        """The staged copy of `source`, staged (and hashed) now unless it already is: the gate's read_input, so
+        its content checks read the bytes it hashes. OSError as `digest`."""
+        self.digest(key, source)
+        return self.folder / INPUTS_DIR / staged_name(Path(source), self.root)
+
     def into(self, run_dir: Path) -> dict[str, tuple[str, int]]:
         """The copies moved into `run_dir`/inputs/ in one rename of their folder (each keeps its inode and stamps,
         so the digests remembered for it still hold); what was staged, for `stage(prestaged=...)`."""
@@ -202,10 +211,12 @@ def stage_steps(run_dir: Path, steps: list[tuple[str, dict, dict, dict, dict]], 
                 entry = Staged(prefix + key, entry.source, entry.path, entry.sha256, entry.size, entry.gated_sha256)
                 digest = entry.gated_sha256
             elif key in sheet_keys:
-                if str(source) in prestaged:  # its plain copy: a sheet is staged rewritten
+                checked = None
+                if str(source) in prestaged:  # its plain copy, which the gate checked: a sheet is staged rewritten
+                    checked = _read_sheet(run_dir / rel)
                     os.unlink(run_dir / rel)
                 digest, size, rewritten = _stage_sheet(source, run_dir / rel, sheet_keys[key], prefix, staged,
-                                                       run_dir)
+                                                       run_dir, checked)
                 entry = Staged(prefix + key, _shown(source, root), rel, rewritten, size, digest)
                 by_source[str(source)] = entry
             else:
@@ -356,15 +367,20 @@ def _sheet_params(schema: dict, params: dict) -> dict[str, tuple[str, str]]:
     return out
 
 
-def _stage_sheet(source: Path, dest: Path, sheet: tuple[str, str], prefix: str, staged: dict[str, Staged],
-                 run_dir: Path) -> tuple[str, int, str]:
-    """(sha256 of the sheet as gated, size of the copy, sha256 of the copy): the copy names, in each path
-    cell, the absolute path of that cell's staged file; every other byte of every row is kept."""
-    name, type_name = sheet
+def _read_sheet(path: Path) -> tuple[bytes, os.stat_result]:
     try:
-        raw = source.read_bytes()
+        return path.read_bytes(), path.stat()
     except OSError as exc:
-        raise StageError(f"cannot stage the sample sheet {source}: {exc.strerror or exc}") from None
+        raise StageError(f"cannot stage the sample sheet {path}: {exc.strerror or exc}") from None
+
+
+def _stage_sheet(source: Path, dest: Path, sheet: tuple[str, str], prefix: str, staged: dict[str, Staged],
+                 run_dir: Path, checked: tuple[bytes, os.stat_result] | None = None) -> tuple[str, int, str]:
+    """(sha256 of the sheet as gated, size of the copy, sha256 of the copy): the copy names, in each path
+    cell, the absolute path of that cell's staged file; every other byte of every row is kept. `checked`: the
+    bytes and stat of the sheet's prestaged copy (what the gate checked and hashed), else the source is read."""
+    name, type_name = sheet
+    raw, source_stat = checked or _read_sheet(source)
     gated_digest = hashlib.sha256(raw).hexdigest()
     try:
         text = raw.decode("utf-8")
@@ -391,7 +407,7 @@ def _stage_sheet(source: Path, dest: Path, sheet: tuple[str, str], prefix: str, 
         os.fsync(fd)
     finally:
         os.close(fd)
-    _keep_time(dest, source.stat())
+    _keep_time(dest, source_stat)
     os.chmod(dest, 0o444)
     return gated_digest, len(data), hashlib.sha256(data).hexdigest()
 
