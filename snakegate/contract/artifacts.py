@@ -18,7 +18,9 @@ import csv
 import gzip
 import io
 import json
+import os
 import re
+import stat
 import zipfile
 import zlib
 from pathlib import Path
@@ -120,7 +122,7 @@ def _check(path: Path, type_name: str) -> str | None:
     kind = spec.get("check", "none")
     text_encoding = spec.get("encoding", "utf-8")
     if kind == "directory":
-        return None if path.is_dir() else f"is not a {type_name}: expected a folder"
+        return folder_problem(path) if path.is_dir() else f"is not a {type_name}: expected a folder"
     if path.is_dir():
         return f"is a folder, not a {type_name} file"
     if kind == "table":
@@ -359,6 +361,30 @@ def _check_gzip(path: Path, type_name: str, spec: dict) -> str | None:
         return f"is not {type_name}: its decompressed content does not start with the {type_name} signature"
     if "inner_prefix" in spec and not inner.lstrip().startswith(spec["inner_prefix"].encode()):
         return f"is not {type_name}: its decompressed text does not start with {spec['inner_prefix']!r}"
+    return None
+
+
+def entry_problem(shown: str, st: os.stat_result) -> str | None:
+    """What is wrong with an entry of a folder input (its lstat), said after the folder's name: a folder input is
+    copied into the run whole (snakegate.run.nofollow), so it may hold only folders and regular files."""
+    if stat.S_ISLNK(st.st_mode):
+        return (f"holds a symbolic link, {shown}; a folder input is copied whole and a link could lead outside the "
+                "data roots: put the file itself there")
+    if not (stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode)):
+        return f"holds {shown}, which is neither a file nor a folder (a FIFO, socket or device): remove it"
+    return None
+
+
+def folder_problem(folder: Path) -> str | None:
+    """The first entry of `folder`, in sorted order, that a folder input may not hold (entry_problem), or None.
+    Reads names and stats only, never a file."""
+    for dirpath, dirnames, filenames in os.walk(folder):  # never into a linked folder: it is refused here
+        dirnames.sort()
+        for name in sorted(dirnames) + sorted(filenames):
+            shown = (Path(dirpath) / name).relative_to(folder).as_posix()
+            problem = entry_problem(shown, os.lstat(Path(dirpath) / name))
+            if problem:
+                return problem
     return None
 
 

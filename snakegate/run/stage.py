@@ -41,7 +41,6 @@ import io
 import os
 import shutil
 import socket
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,6 +50,7 @@ from snakegate.provenance import runstore
 from snakegate.provenance.hashing import folder_hash, sha256_file
 from snakegate.provenance import known
 from snakegate.provenance.runlock import LOCK_FILE, RunLock, lock_is_held
+from snakegate.run import nofollow
 from snakegate.run.staged import INPUTS_DIR, MANIFEST
 
 MODES = ("copy", "link")
@@ -261,19 +261,31 @@ def _stage_one(source: Path, dest: Path, mode: str) -> tuple[str, int]:
             return _hash_linked(dest)
         return _copy_file(source, dest)
     except OSError as exc:
-        error = StageError(f"cannot stage the input {source} into the run folder: {exc.strerror or exc}")
+        error = StageError(exc.strerror if isinstance(exc, nofollow.NotAFileHere) else  # it names the file
+                           f"cannot stage the input {source} into the run folder: {exc.strerror or exc}")
         error.errno = exc.errno
         raise error from None
 
 
 def _hard_link(source: Path, dest: Path) -> bool:
+    """Hard-link the data root's file itself: the link is made of the path's own entry (never through a link
+    there), and must be the very inode the path led to, reached without a link (nofollow.open_file)."""
+    fd = nofollow.open_file(source)
     try:
-        os.link(source, dest, follow_symlinks=True)
+        try:
+            os.link(source, dest, follow_symlinks=False)
+        except OSError as exc:
+            if exc.errno in (errno.EXDEV, errno.EPERM, errno.EACCES, errno.EMLINK, errno.ENOTSUP):
+                return False  # another filesystem, or the kernel's protected_hardlinks: copy instead
+            raise
+        linked, opened = os.lstat(dest), os.fstat(fd)
+        if (linked.st_dev, linked.st_ino) != (opened.st_dev, opened.st_ino):  # a folder on the way swapped
+            os.unlink(dest)
+            raise nofollow.NotAFileHere(errno.ELOOP, f"{source} changed while it was linked into the run; run "
+                                                     "again once nothing is writing the data root")
         return True
-    except OSError as exc:
-        if exc.errno in (errno.EXDEV, errno.EPERM, errno.EACCES, errno.EMLINK, errno.ENOTSUP):
-            return False  # another filesystem, or the kernel's protected_hardlinks: copy instead
-        raise
+    finally:
+        os.close(fd)
 
 
 def _copy_file(source: Path, dest: Path) -> tuple[str, int]:
@@ -282,11 +294,9 @@ def _copy_file(source: Path, dest: Path) -> tuple[str, int]:
     for that inode as it then is (snakegate.provenance.known): the job guard, the PROV capture and the seal
     recall it instead of reading it. So is the source's, when nothing touched it while it was read: the PROV
     capture then records the data root's file without reading it again."""
-    src_fd = os.open(source, os.O_RDONLY | getattr(os, "O_NOCTTY", 0))
+    src_fd = nofollow.open_file(source)  # no link on the way, no FIFO to block on: the file the gate resolved
     try:
         st = os.fstat(src_fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise StageError(f"cannot stage {source}: it is not a regular file")
         dst_fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             try:
@@ -347,8 +357,13 @@ def _hash_linked(path: Path) -> tuple[str, int]:
 
 
 def _stage_folder(source: Path, dest: Path) -> tuple[str, int]:
-    """A folder input (artifact type `directory`): every file copied, the folder hashed as the gate hashes it."""
-    shutil.copytree(source, dest, symlinks=False)
+    """A folder input (artifact type `directory`): every file copied, the folder hashed as the gate hashes it. A
+    link or a special file inside refuses it (nofollow.copy_folder): a link could lead outside the data roots."""
+    try:
+        nofollow.copy_folder(source, dest)
+    except OSError:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
     for dirpath, _dirs, files in os.walk(dest):
         for name in files:
             os.chmod(Path(dirpath) / name, 0o444)
