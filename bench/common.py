@@ -47,6 +47,27 @@ def run_timed(cmd: list[str], cwd: Path | None = None, timeout: float = 600, env
     return wall, proc.returncode, tail
 
 
+def measured(cmd: list[str], cwd, timeout: float = 3600) -> dict:
+    """wall s, cpu s (user + sys of the process and every descendant it reaped), peak RSS MiB of the largest
+    of them, exit code: the kernel's accounting of this one child (wait4), not of earlier ones."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = start + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() > deadline:
+            proc.kill()
+            pid, status, usage = os.wait4(proc.pid, 0)
+            break
+        time.sleep(0.05)
+    wall = time.perf_counter() - start
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mib": usage.ru_maxrss / 1024,
+            "exit": proc.returncode}
+
+
 def median(values: list[float]) -> float | None:
     return statistics.median(values) if values else None
 
