@@ -18,35 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
-import time
 
-from common import PYTHON, REPO, SNAKEGATE, SNAKEMAKE, Scratch, load_average, make_fanout_registry, median, r3
+from common import (PYTHON, REPO, SNAKEGATE, SNAKEMAKE, Scratch, load_average, make_fanout_registry, measured,
+                    median, r3)
 
 FIXED_TARGET_S = 0.3
-
-
-def measured(cmd: list[str], cwd, timeout: float = 3600) -> dict:
-    """wall s, cpu s (user + sys of the process and every descendant it reaped), peak RSS MiB of the largest
-    of them, exit code: the kernel's accounting of this one child (wait4), not of earlier ones."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = start + timeout
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.perf_counter() > deadline:
-            proc.kill()
-            pid, status, usage = os.wait4(proc.pid, 0)
-            break
-        time.sleep(0.05)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    return {"wall_s": wall, "cpu_s": usage.ru_utime + usage.ru_stime, "peak_mib": usage.ru_maxrss / 1024,
-            "exit": proc.returncode}
 
 
 def main() -> int:
