@@ -220,7 +220,7 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
          check_tools: bool = True, staged: dict[str, tuple[str, str]] | None = None,
          upstream: dict[str, Upstream] | None = None,
          digest_input: Callable[[str, Path], str] | None = None,
-         read_input: Callable[[str, Path], Path] | None = None) -> GateResult:
+         read_input: Callable[[str, Path], Path | None] | None = None) -> GateResult:
     """Prove an invocation complete and runnable, or say precisely why not.
 
     `check_tools=False` proves the invocation without asking whether this machine has the
@@ -233,9 +233,10 @@ def gate(registry: Registry, invocation: Any, settings: Settings, *, check_dag: 
     `digest_input(key, path)`: what gives each input's sha256 once everything else is proved, instead of reading
     the file here (`snakegate run` copies it into its run's staging as it hashes it: snakegate.run.stage.Prestage);
     an OSError from it refuses, as an unreadable input does.
-    `read_input(key, path)`: the staged copy of an input, staged when first asked (Prestage.copy), which every
-    content check of that input then reads instead of the source (snakegate.gate.reads); without it the checks
-    read the source, and an input whose stamps moved between its first check and its hashing is refused."""
+    `read_input(key, path)`: the staged copy of an input, staged when first asked (Prestage.copy) or already in a
+    run folder (None for an input it has no copy of), which every content check of that input then reads instead
+    of the source (snakegate.gate.reads); without a copy the checks read the source, and an input whose stamps
+    moved between its first check and its hashing is refused."""
     # Hostile shapes first: an alias bomb or a 5,000-digit integer must be refused before anything walks or prints it.
     errors = shape_errors(invocation) or _shape_errors(invocation)
     if errors:

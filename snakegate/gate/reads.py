@@ -3,13 +3,15 @@
 The gate checks an input's content (its format, a table's header and rows, a sample sheet's rows and the files
 they name, the preflight's views) and then takes its digest. Someone who can write to a data root could swap the
 file in between: the digest would be honest, but the checks would have been of other bytes. `InputReads` closes
-that window one of two ways:
+that window in one of these ways:
 
 - with staging (`snakegate run`: snakegate.run.stage.Prestage), `path()` stages the input as soon as it is
   resolved, before its first check, and every check reads the copy: the very bytes that are hashed and that the
   jobs read. The source is read once, by the copy; the source path stays what the invocation, the messages and
   `input_files` name.
-- without it (`snakegate validate`, plans, plain `snakemake`'s parse-time gate), `path()` is the source, and the
+- a run folder's parse-time gate (snakegate.run.prepare) reads the copies its staging made, the same way; a
+  sample sheet, whose copy is rewritten to name the staged files, is read at its source as below.
+- without it (`snakegate validate`, plans, plain `snakemake`'s first gate), `path()` is the source, and the
   file's stamps (snakegate.provenance.known.stamp: device, inode, size, mtime and ctime) are taken before its first
   content read; `changed()` compares them after the gate has hashed it. A file rewritten, or renamed over, in
   between has other stamps, and the gate refuses it (code input_changed). A folder (artifact type `directory`)
@@ -42,8 +44,9 @@ def stamps(path: Path) -> tuple:
 class InputReads:
     """Where each input's content checks read (`path`), and which inputs changed while the gate read them."""
 
-    def __init__(self, read_input: Callable[[str, Path], Path] | None = None):
-        self.read_input = read_input  # (input key, source) -> the staged copy, staged on first call
+    def __init__(self, read_input: Callable[[str, Path], Path | None] | None = None):
+        # (input key, source) -> the staged copy (staged on first call), or None for an input it has no copy of
+        self.read_input = read_input
         self._paths: dict[str, Path] = {}  # source -> what its checks read
         self._before: dict[str, tuple] = {}  # source -> its stamps before its first content read (no staging)
 
@@ -51,8 +54,9 @@ class InputReads:
         """What the content checks of `source` (input `key`) read: its staged copy, or the source, stamped first.
         OSError when it cannot be staged or stat'ed: the gate refuses it as unreadable."""
         if str(source) not in self._paths:
-            if self.read_input is not None:
-                self._paths[str(source)] = Path(self.read_input(key, source))
+            copy = self.read_input(key, source) if self.read_input is not None else None
+            if copy is not None:
+                self._paths[str(source)] = Path(copy)
             else:
                 self._before[str(source)] = stamps(source)
                 self._paths[str(source)] = Path(source)

@@ -130,7 +130,8 @@ def _gate_copy(config: dict, settings: Settings, registry: Registry, run_dir: Pa
     known = {key: (str(settings.registry_root / e["source"]) if not Path(e["source"]).is_absolute() else e["source"],
                    e.get("gated_sha256", e.get("sha256")))
              for key, e in (entries or {}).items() if isinstance(e, dict) and isinstance(e.get("source"), str)}
-    result = gate(pinning.pinned_registry(registry, wf), config, settings, check_dag=False, staged=known)
+    result = gate(pinning.pinned_registry(registry, wf), config, settings, check_dag=False, staged=known,
+                  read_input=_staged_copies(run_dir, known, entries))
     if not result.ok:
         raise GateRefused(refusal_text(result), result.errors)
     problem = staged.manifest_problem(entries, result.invocation.inputs)
@@ -138,6 +139,21 @@ def _gate_copy(config: dict, settings: Settings, registry: Registry, run_dir: Pa
         raise _refuse("invocation_mismatch", "inputs", f"run folder {run_dir}: {problem}",
                       "run the approved config again with `snakegate run`; a run's inputs are staged once, by its head")
     return wf, result, entries or {}
+
+
+def _staged_copies(run_dir: Path, known: dict[str, tuple[str, str]], entries: dict | None):
+    """The gate's read_input for a run folder whose inputs are staged: each input's content checks read its copy
+    in the run folder (what the jobs read), not the data root, where a writer could change the source after the
+    staging and fail the run. A sample sheet's copy is rewritten to name the staged files, so a sheet, and any
+    input whose copy is missing, is read at its source (stamped, snakegate.gate.reads)."""
+    copies = {}
+    for key, entry in (entries or {}).items():
+        if key not in known or not isinstance(entry, dict) or "gated_sha256" in entry:
+            continue
+        copy = Path(run_dir) / str(entry.get("path", ""))
+        if copy.resolve().is_relative_to(Path(run_dir).resolve() / staged.INPUTS_DIR) and copy.exists():
+            copies[known[key][0]] = copy
+    return lambda key, source: copies.get(str(source))
 
 
 def _prepare_under_runner(config: dict, settings: Settings, registry: Registry, expected: str) -> RunContext:

@@ -21,23 +21,8 @@ import pytest
 
 from registry_copies import clean_env, make_registry, run_names, snakegate
 from waits import (  # noqa: F401 - the waiting workflow, its fixtures and helpers
-    PENGUINS, WAITS_FOR_GO, _yaml_dump, _yaml_load, finish, gate_dir, only_run, plain_start, record_of, registry,
-    sg_start, sha256, start, wait_for, waits_config)
-
-
-# Imported by every Python the test's snakegate starts; holds only `snakegate run`'s Snakemake child
-# (the one process that gets SNAKEGATE_EXPECTED_INVOCATION) until <pause dir>/go exists.
-PAUSE_HOOK = """\
-import os, pathlib, time
-_dir = os.environ.get("TEST_PAUSE_BEFORE_SNAKEMAKE")
-if _dir and os.environ.get("SNAKEGATE_EXPECTED_INVOCATION"):
-    _dir = pathlib.Path(_dir)
-    (_dir / "paused").touch()
-    for _ in range(2400):
-        if (_dir / "go").exists():
-            break
-        time.sleep(0.05)
-"""
+    PAUSE_HOOK, PENGUINS, WAITS_FOR_GO, _yaml_dump, _yaml_load, finish, gate_dir, only_run, plain_start, record_of,
+    registry, sg_start, sha256, start, wait_for, waits_config)
 
 
 # ---- 11.1 the invocation is pinned from gate to job ----------------------------------------------

@@ -79,6 +79,21 @@ WAITS_FOR_GO = {
         """,
 }
 
+# Imported by every Python the test's snakegate starts; holds only `snakegate run`'s Snakemake child
+# (the one process that gets SNAKEGATE_EXPECTED_INVOCATION) until <pause dir>/go exists.
+PAUSE_HOOK = """\
+import os, pathlib, time
+_dir = os.environ.get("TEST_PAUSE_BEFORE_SNAKEMAKE")
+if _dir and os.environ.get("SNAKEGATE_EXPECTED_INVOCATION"):
+    _dir = pathlib.Path(_dir)
+    (_dir / "paused").touch()
+    for _ in range(2400):
+        if (_dir / "go").exists():
+            break
+        time.sleep(0.05)
+"""
+
+
 def _yaml_load(path: Path):
     return YAML(typ="safe", pure=True).load(path.read_text())
 
