@@ -65,17 +65,22 @@ def open_file(path: Path) -> int:
     path = Path(path)
     parent = open_dir(path.parent)
     try:
-        try:
-            fd = os.open(path.name, _FILE_FLAGS, dir_fd=parent)
-        except OSError as exc:
-            if exc.errno in (errno.ELOOP, errno.ENXIO):  # a link; a FIFO with no writer (O_NONBLOCK)
-                raise _changed(path, "became a link or a special file") from None
-            raise
+        return _open_regular(path.name, parent, path)
     finally:
         os.close(parent)
+
+
+def _open_regular(name: str, dirfd: int, shown: Path) -> int:
+    """`name` in the folder `dirfd`, opened as open_file() opens a file (the descriptor back in blocking mode)."""
+    try:
+        fd = os.open(name, _FILE_FLAGS, dir_fd=dirfd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO):  # a link; a FIFO with no writer (O_NONBLOCK)
+            raise _changed(shown, "became a link or a special file") from None
+        raise
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
-        raise _changed(path, "is no longer a regular file")
+        raise _changed(shown, "is no longer a regular file")
     os.set_blocking(fd, True)
     return fd
 
@@ -104,17 +109,9 @@ def copy_folder(source: Path, dest: Path) -> None:
 
 
 def _copy_entry(name: str, dirfd: int, dest: Path, shown: str) -> None:
-    try:
-        src = os.open(name, _FILE_FLAGS, dir_fd=dirfd)
-    except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENXIO):
-            raise _changed(Path(shown), "became a link or a special file") from None
-        raise
+    src = _open_regular(name, dirfd, Path(shown))
     try:
         st = os.fstat(src)
-        if not stat.S_ISREG(st.st_mode):
-            raise _changed(Path(shown), "is no longer a regular file")
-        os.set_blocking(src, True)
         out = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             while block := os.read(src, _BLOCK):
