@@ -329,21 +329,17 @@ def finished_jobs(log_text: str) -> int:
 
 def fill(folder: Path) -> None:
     """Fill the file system of `folder` to the last byte (already full is full: then `filler` is empty)."""
-    try:
-        fh = open(folder / "filler", "wb")
-    except OSError:  # no room left even for the file's entry: the run filled it already
-        return
-    with fh:
+    # Unbuffered writes: a buffered file keeps the bytes a full disk refused and
+    # tries them again on close, which raised ENOSPC out of this helper once.
+    for name, chunk in (("filler", 65536), ("filler-tail", 1)):  # then the last partial block
         try:
-            while True:
-                fh.write(b"\0" * 65536)
-                fh.flush()
+            fd = os.open(folder / name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        except OSError:  # no room left even for the file's entry: the run filled it already
+            return
+        try:
+            while os.write(fd, b"\0" * chunk):
+                pass
         except OSError:
             pass
-    try:
-        with open(folder / "filler-tail", "wb") as fh:  # the last partial block
-            while True:
-                fh.write(b"\0")
-                fh.flush()
-    except OSError:
-        pass
+        finally:
+            os.close(fd)
