@@ -9,14 +9,18 @@
   Slurm profile's partition) means the cluster's default partition.
 - `job_started(...)`: in a job, at parse time: the job's record of itself
   (scheduler job id, node, start, and its end at exit; provenance/jobfacts.py).
+- `cancel_queued_jobs(workflow)`: on the head, on a stop signal (signals.py): every job of
+  this run still in the Slurm queue is cancelled by the name the plugin gave them all.
 
-Reads the process's arguments and environment; writes only the job's record and that one variable.
+Reads the process's arguments and environment; writes only the job's record and that one variable;
+cancels only the jobs this run submitted.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -30,6 +34,32 @@ def default_partition() -> None:
     default-resources and leaves an unset one as its own name, which sbatch would take for a partition;
     empty, the Slurm executor submits to the cluster's default partition. Jobs inherit it."""
     os.environ.setdefault(PARTITION_ENV, "")
+
+
+SCANCEL_TIMEOUT_S = 20.0
+
+
+def cancel_queued_jobs(workflow) -> None:
+    """`scancel` every job this run submitted to Slurm, by the job name the Slurm plugin gives all of them
+    (its run id, a fresh UUID per run) and this user's id.
+
+    Snakemake's own cancel is not enough: its remote executor takes every job off its list of active jobs
+    while it asks Slurm for their states and cancels only the jobs on that list, so a Ctrl-C during a
+    status check cancelled nothing and left the job running in the queue for its whole time limit
+    (tests/run/test_slurm.py). Any other executor: nothing to do. Never raises: a cancel goes on."""
+    executor = getattr(getattr(workflow, "scheduler", None), "_executor", None)
+    if executor is None or not type(executor).__module__.startswith("snakemake_executor_plugin_slurm"):
+        return
+    name = getattr(executor, "run_uuid", None)
+    if not isinstance(name, str) or not name:
+        return
+    argv = ["scancel", f"--name={name}", f"--user={os.getuid()}"]
+    if getattr(executor, "_submitted_job_clusters", None):
+        argv.append("--clusters=all")  # as the plugin's own cancel does for a multi-cluster submission
+    try:
+        subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=SCANCEL_TIMEOUT_S, check=False)
+    except (OSError, subprocess.SubprocessError):
+        pass  # no scancel here, or the controller does not answer: Snakemake's own cancel still runs
 
 
 def _profile_arg(argv: list[str]) -> str | None:

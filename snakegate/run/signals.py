@@ -4,7 +4,8 @@ Installed by the top-level Snakefile's onstart handler (through entry.py), so
 it works the same under `snakegate run` and plain `snakemake`. On the first
 signal it notes the signal's name and the jobs that were running, sends SIGTERM
 to every process below Snakemake (the jobs' shells and what they started; a
-survivor gets SIGKILL after a grace period), and raises KeyboardInterrupt, which
+survivor gets SIGKILL after a grace period), cancels the run's jobs in a Slurm
+queue (cluster.cancel_queued_jobs), and raises KeyboardInterrupt, which
 Snakemake's scheduler answers by cancelling and then calling onerror: the
 handler finds the cancel here and records `cancelled`. A second signal kills
 the remaining jobs at once.
@@ -12,7 +13,7 @@ the remaining jobs at once.
 Snakemake on its own lets running jobs finish after SIGTERM ("graceful"),
 which can take hours; here SIGTERM stops them like Ctrl-C, because whoever
 sends it (a user, `timeout`, a batch system) follows it with SIGKILL. Never
-signals anything but this process's own descendants.
+signals anything but this process's own descendants and its own cluster jobs.
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ class CancelWatch:
         if procs:
             threading.Thread(target=_kill_survivors, args=(procs,), daemon=True).start()
         if self.armed:
+            from snakegate.run.cluster import cancel_queued_jobs
+
+            cancel_queued_jobs(self.workflow)
             raise KeyboardInterrupt
 
 

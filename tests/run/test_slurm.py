@@ -23,7 +23,7 @@ import pytest
 
 import slurm_cluster
 from registry_copies import REPO
-from run_faults import fault_registry
+from run_faults import fault_registry, wait_for
 from prov_iris import run_ident
 
 PROFILE = "profiles/slurm"
@@ -183,13 +183,16 @@ def test_a_failing_rule_on_slurm_is_failed_with_the_jobs_own_error_text(cluster,
     assert cluster.active_job_ids() == []
 
 
-def test_sigint_while_a_job_runs_cancels_it_in_the_queue_and_records_cancelled(cluster, registry, tmp_path):
+def start_a_sleeping_job(cluster, registry, tmp_path, env: dict,
+                         kill_after_s: int = 10) -> tuple[subprocess.Popen, list[int]]:
+    """`snakegate run` of fails-on-purpose through Slurm, returned once its sleeping job runs on the node.
+    `timeout` forwards a signal to it and SIGKILLs it `kill_after_s` later if it has not ended."""
     config = tmp_path / "slow.yaml"
     config.write_text("workflow: fails-on-purpose\nparams:\n  table: data/examples/tabular-penguins.csv\n"
                       "  sleep: 600\n")
     before = cluster.job_ids()
-    front = subprocess.Popen(["timeout", "-k", "10", str(RUN_LIMIT_S), sys.executable, "-m", "snakegate.cli", "run",
-                              str(config), "--profile", PROFILE], cwd=registry, env=env_for(cluster),
+    front = subprocess.Popen(["timeout", "-k", str(kill_after_s), str(RUN_LIMIT_S), sys.executable, "-m",
+                              "snakegate.cli", "run", str(config), "--profile", PROFILE], cwd=registry, env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + RUN_LIMIT_S - 30
@@ -197,28 +200,67 @@ def test_sigint_while_a_job_runs_cancels_it_in_the_queue_and_records_cancelled(c
             running = [j for j in new_jobs(cluster, before)
                        if j["comment"] == "rule_wf_boom" and j["state"] == "RUNNING"]
             if running:
-                break
+                return front, before
             assert front.poll() is None, front.communicate()
             time.sleep(1)
-        else:
-            pytest.fail("the sleeping job never ran on the cluster")
-        time.sleep(2)  # the job is inside its sleep
-        front.send_signal(signal.SIGINT)  # what Ctrl-C in the terminal sends
-        out, err = front.communicate(timeout=RUN_LIMIT_S)
+        pytest.fail("the sleeping job never ran on the cluster")
+    except BaseException:
+        front.kill()
+        raise
+
+
+def interrupt(front: subprocess.Popen) -> tuple[str, str]:
+    """SIGINT to the front end, what Ctrl-C in the terminal sends; its output once it has exited."""
+    try:
+        front.send_signal(signal.SIGINT)
+        return front.communicate(timeout=RUN_LIMIT_S)
     finally:
         if front.poll() is None:
             front.kill()
+
+
+def assert_cancelled_with_nothing_left_in_the_queue(cluster, registry, front, before, out: str, err: str) -> None:
     assert front.returncode == 130, out + err
     # nothing left in the queue: the cancelled job may still be COMPLETING (Slurm's own clean-up of the killed
     # step) for a moment on a busy machine; it must be gone within seconds, not hang there
     deadline = time.monotonic() + 30
     while cluster.active_job_ids() and time.monotonic() < deadline:
         time.sleep(0.5)
-    assert cluster.active_job_ids() == []
+    assert cluster.active_job_ids() == [], new_jobs(cluster, before)
     (boom,) = [j for j in new_jobs(cluster, before) if j["comment"] == "rule_wf_boom"]
     assert boom["state"] == "CANCELLED", boom
     record = json.loads((only_run(registry) / "run.json").read_text())
     assert record["status"] == "cancelled" and record["cancelled_by"] == "SIGINT"
+
+
+def test_sigint_while_a_job_runs_cancels_it_in_the_queue_and_records_cancelled(cluster, registry, tmp_path):
+    front, before = start_a_sleeping_job(cluster, registry, tmp_path, env_for(cluster))
+    time.sleep(2)  # the job is inside its sleep
+    out, err = interrupt(front)
+    assert_cancelled_with_nothing_left_in_the_queue(cluster, registry, front, before, out, err)
+
+
+def test_sigint_during_the_plugins_status_check_still_cancels_the_job_in_the_queue(cluster, registry, tmp_path):
+    """Snakemake's remote executor takes every job out of its list of active jobs while it asks Slurm
+    for their states, and cancels only the jobs on that list: a Ctrl-C in that moment left the job
+    running in the queue for its whole time limit. The status check is made slow here (an `squeue`
+    that waits 4 s first, and says so in a file) so the signal lands inside it every time.
+    Snakemake then waits for its status thread's retries before it ends; the front end's grace
+    (run/process.py CANCEL_GRACE_S, 20 s) ends that, so `timeout` gets 60 s before its SIGKILL."""
+    real = shutil.which("squeue", path=cluster.env.get("PATH"))
+    checking = tmp_path / "status-check-running"
+    slow = tmp_path / "slow-bin"
+    slow.mkdir()
+    (slow / "squeue").write_text(f'#!/bin/sh\ntouch "{checking}"\nsleep 4\n"{real}" "$@"\nrc=$?\n'
+                                 f'rm -f "{checking}"\nexit $rc\n')
+    (slow / "squeue").chmod(0o755)
+    env = env_for(cluster)
+    env["PATH"] = f"{slow}:{env.get('PATH', '')}"
+    front, before = start_a_sleeping_job(cluster, registry, tmp_path, env, kill_after_s=60)
+    checking.unlink(missing_ok=True)  # a check that began before the job ran
+    assert wait_for(checking.exists, 60, poll=0.1), "the plugin never checked the job's state again"
+    out, err = interrupt(front)
+    assert_cancelled_with_nothing_left_in_the_queue(cluster, registry, front, before, out, err)
 
 
 def test_plain_snakemake_with_the_slurm_profile_succeeds_in_the_default_partition(cluster, registry):
