@@ -34,7 +34,7 @@ from snakegate.contract.dialect import (
     did_you_mean, fill_defaults, format_path, is_builtin, iter_column_nodes, iter_nodes, schema_errors,
 )
 from snakegate.gate.dag import DagError, build_dag
-from snakegate.gate.reads import InputReads
+from snakegate.gate.reads import InputReads, Refused
 from snakegate.gate.upstream import Upstream, compatible
 from snakegate.provenance import secrets
 from snakegate.provenance.hashing import canonical_json, folder_hash, sha256_file, sha256_text
@@ -159,10 +159,15 @@ def _resolve_artifacts(wf: Workflow, params: dict, settings: Settings, errors: l
             continue
         try:  # staged now, or stamped now: every content check below reads what will be hashed
             readable = reads.path(node.path, resolved)
+            problem = artifacts.check(readable, type_name)
+        except Refused as exc:  # the stager's own check (a folder holding a link), or a swap since resolving
+            if exc.code != "format":
+                errors.append(_unreadable(node.path, resolved, exc, node.value))
+                continue
+            problem = exc.says
         except OSError as exc:
             errors.append(_unreadable(node.path, resolved, exc))
             continue
-        problem = artifacts.check(readable, type_name)
         if problem:
             errors.append(GateError(path=node.path, code="format", message=f"`{node.path}` = `{node.value}` {problem}",
                                     hint=f"point `{node.path}` at a {type_name} file"))
@@ -203,7 +208,11 @@ def _column_errors(wf: Workflow, params: dict, good: dict[tuple, Path | Upstream
                 hint=f"did you mean `{close}`?" if close else "use one of the table's columns", choices=header))
 
 
-def _unreadable(key: str, path: Path, exc: OSError) -> GateError:
+def _unreadable(key: str, path: Path, exc: OSError, value: Any = None) -> GateError:
+    if isinstance(exc, Refused):  # the stager says what it found there
+        shown = f"`{key}` = `{value}`" if value is not None else f"`{key}` = {path}"
+        return GateError(path=key, code=exc.code, message=f"{shown}: {exc.says}",
+                         hint=exc.hint or "check that the file exists and is readable")
     return GateError(path=key, code="not_found", message=f"`{key}`: {path} cannot be read ({exc.strerror or exc})",
                      hint="check that the file exists and is readable")
 

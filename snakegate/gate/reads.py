@@ -17,7 +17,8 @@ that window in one of these ways:
   between has other stamps, and the gate refuses it (code input_changed). A folder (artifact type `directory`)
   is stamped as itself and every file under it.
 
-It reads stamps only (the copy is the stager's); it never writes.
+It reads stamps only (the copy is the stager's); it never writes. `Refused` is how a stager says why it would
+not stage an input.
 """
 
 from __future__ import annotations
@@ -31,6 +32,16 @@ from snakegate.provenance.hashing import folder_files
 from snakegate.provenance.known import stamp
 
 CHANGED_HINT = "run again when nothing is writing it"
+
+
+class Refused(OSError):
+    """An input its stager would not stage, worded as the gate words the refusal: `code`, what follows the param
+    and its value in the message (`says`), and `hint` (None: the gate's usual hint for that code). Any other
+    OSError from staging is refused as unreadable."""
+
+    def __init__(self, code: str, says: str, hint: str | None = None):
+        super().__init__(says)
+        self.code, self.says, self.hint = code, says, hint
 
 
 def stamps(path: Path) -> tuple:

@@ -29,7 +29,9 @@ _BLOCK = 1 << 20
 
 class NotAFileHere(OSError):
     """The path no longer leads to the regular file (or folder) the gate resolved: a link, a FIFO or a device
-    stands there now."""
+    stands there now; or (`problem` set, artifacts.entry_problem's words) a folder input holds one."""
+
+    problem: str | None = None
 
 
 def _changed(path: Path, what: str) -> NotAFileHere:
@@ -99,7 +101,9 @@ def copy_folder(source: Path, dest: Path) -> None:
                 problem = artifacts.entry_problem((Path(dirpath) / name).as_posix().removeprefix("./"),
                                                   os.lstat(name, dir_fd=dirfd))
                 if problem:
-                    raise NotAFileHere(errno.ELOOP, f"{source} {problem}")
+                    error = NotAFileHere(errno.ELOOP, f"{source} {problem}")
+                    error.problem = problem
+                    raise error
             for name in dirnames:
                 os.mkdir(here / name, 0o700)
             for name in filenames:

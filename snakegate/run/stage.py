@@ -46,6 +46,7 @@ from pathlib import Path
 
 from snakegate.contract import artifacts, sheets
 from snakegate.contract.dialect import format_path, iter_nodes
+from snakegate.gate import reads
 from snakegate.provenance import runstore
 from snakegate.provenance.hashing import folder_hash, sha256_file
 from snakegate.provenance import known
@@ -66,6 +67,7 @@ class StageError(Exception):
         super().__init__(message)
         self.changed = changed or []
         self.errno: int | None = None  # when copying failed: the OSError's
+        self.refusal: tuple[str, str, str | None] | None = None  # how the gate words it (gate.reads.Refused)
 
 
 @dataclass(frozen=True)
@@ -122,6 +124,8 @@ class Prestage:
             except StageError as exc:  # the gate refuses an input it cannot read, naming it
                 if exc.errno in _FULL:
                     self.unwritable = OSError(exc.errno, os.strerror(exc.errno))
+                if exc.refusal:
+                    raise reads.Refused(*exc.refusal) from None
                 raise OSError(str(exc)) from None
         return self.done[str(source)][0]
 
@@ -264,6 +268,9 @@ def _stage_one(source: Path, dest: Path, mode: str) -> tuple[str, int]:
         error = StageError(exc.strerror if isinstance(exc, nofollow.NotAFileHere) else  # it names the file
                            f"cannot stage the input {source} into the run folder: {exc.strerror or exc}")
         error.errno = exc.errno
+        if isinstance(exc, nofollow.NotAFileHere):  # what validate says of such a folder; else a swap just now
+            error.refusal = (("format", exc.problem, None) if exc.problem else
+                             ("input_changed", exc.strerror, reads.CHANGED_HINT))
         raise error from None
 
 
