@@ -18,6 +18,7 @@ headers and hashes inputs (through the step gates); writes nothing.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 import datetime as _dt
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,11 +138,20 @@ def _when_text(decl) -> str:
                         for k, v in when.items()) or "some params"
 
 
+def _in_step_reads(prefix: str, read_input):
+    """A step's read_input: the plan's, asked with the step's prefix on the key."""
+    if read_input is None:
+        return None
+    return lambda key, source: read_input(prefix + key, source)
+
+
 def gate_plan(registry: Registry, config: Any, settings: Settings, *, check_dag: bool = True,
-              check_tools: bool = True, staged: dict[str, tuple[str, str]] | None = None) -> PlanResult:
+              check_tools: bool = True, staged: dict[str, tuple[str, str]] | None = None,
+              read_input: Callable[[str, Path], Path | None] | None = None) -> PlanResult:
     """Prove a plan config complete and runnable, or say precisely why not (every refusal found at once).
 
-    `staged`: a run's staging record keyed `steps.<step>.params...` (see gate())."""
+    `staged`: a run's staging record keyed `steps.<step>.params...` (see gate()). `read_input` (input key
+    `steps.<step>.params...`, source) -> what that input's content checks read (see gate())."""
     errors = shape_errors(config)
     if errors:
         return PlanResult(ok=False, errors=errors)
@@ -179,7 +189,7 @@ def gate_plan(registry: Registry, config: Any, settings: Settings, *, check_dag:
         prefix = f"steps.{name}."
         result = gate(registry, invocation, settings, check_dag=False, check_tools=check_tools,
                       staged={k[len(prefix):]: v for k, v in (staged or {}).items() if k.startswith(prefix)},
-                      upstream=upstream)
+                      upstream=upstream, read_input=_in_step_reads(prefix, read_input))
         # an input that was refused as a reference is not a second problem of the step
         errors += [e for e in _in_step(name, result.errors)
                    if f"{PLACEHOLDER}?" not in e.message and e.path not in refused_refs]

@@ -272,7 +272,8 @@ def _gate_plan_copies(config: dict, settings: Settings, registry: Registry, run_
     known = {key: (str(settings.registry_root / e["source"]) if not Path(e["source"]).is_absolute() else e["source"],
                    e.get("gated_sha256", e.get("sha256")))
              for key, e in (entries or {}).items() if isinstance(e, dict) and isinstance(e.get("source"), str)}
-    plan = gate_plan(plan_run.pinned_registry(registry, copies), config, settings, check_dag=False, staged=known)
+    plan = gate_plan(plan_run.pinned_registry(registry, copies), config, settings, check_dag=False, staged=known,
+                     read_input=_staged_copies(run_dir, known, entries))
     if not plan.ok:
         raise GateRefused(refusal_text(plan), plan.errors)
     problem = staged.manifest_problem(entries, plan_run.gated_inputs(plan))
