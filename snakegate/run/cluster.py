@@ -36,7 +36,7 @@ def default_partition() -> None:
     os.environ.setdefault(PARTITION_ENV, "")
 
 
-SCANCEL_TIMEOUT_S = 20.0
+SCANCEL_TIMEOUT_S = 10.0  # inside the front end's 20 s grace (run/process.py CANCEL_GRACE_S)
 
 
 def cancel_queued_jobs(workflow) -> None:
