@@ -48,7 +48,8 @@ def cancel_queued_jobs(workflow) -> None:
     status check cancelled nothing and left the job running in the queue for its whole time limit
     (tests/run/test_slurm.py). Any other executor: nothing to do. Never raises: a cancel goes on."""
     executor = getattr(getattr(workflow, "scheduler", None), "_executor", None)
-    if executor is None or not type(executor).__module__.startswith("snakemake_executor_plugin_slurm"):
+    # the head's Slurm executor only (not the jobstep plugin a job runs under, whose name starts the same)
+    if executor is None or type(executor).__module__.split(".")[0] != "snakemake_executor_plugin_slurm":
         return
     name = getattr(executor, "run_uuid", None)
     if not isinstance(name, str) or not name:
