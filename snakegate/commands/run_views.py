@@ -16,7 +16,7 @@ from typing import Any
 
 from snakegate.commands.layout import field, table, width, wrap
 from snakegate.errors import UserError
-from snakegate.views.facts import cut_line, duration_text
+from snakegate.views.facts import cut_line, duration_text, left_in_queue
 from snakegate.views.lineage import lineage_line
 
 LABEL = 16
@@ -270,6 +270,11 @@ def show_run_lines(record: dict, origin, params: list[tuple[str, str]], parent: 
         put("snakemake_pid", f"{pid} (stop it with kill -TERM {pid})")
     put("running_jobs", record.get("running_jobs"))
     put("interrupted_detected_at", record.get("interrupted_detected_at"))
+    queued = left_in_queue(record)
+    if queued is not None:  # a command on a line of its own, never wrapped, so it can be copied
+        put("slurm jobs", "may still be queued or running: nobody cancelled them")
+        put("see them", queued[0], indent=2)
+        put("cancel them", queued[1], indent=2)
     put("missing_outputs", record.get("missing_outputs"))
     for change in [c for c in _items(record.get("input_changed")) if isinstance(c, dict)]:
         gated, now = str(change.get("gated_sha256"))[:12], str(change.get("current_sha256"))[:12]

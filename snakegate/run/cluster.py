@@ -10,7 +10,8 @@
 - `job_started(...)`: in a job, at parse time: the job's record of itself
   (scheduler job id, node, start, and its end at exit; provenance/jobfacts.py).
 - `cancel_queued_jobs(workflow)`: on the head, on a stop signal (signals.py): every job of
-  this run still in the Slurm queue is cancelled by the name the plugin gave them all.
+  this run still in the Slurm queue is cancelled by the name the plugin gave them all
+  (`slurm_job_name`, which run.json `execution` records).
 
 Reads the process's arguments and environment; writes only the job's record and that one variable;
 cancels only the jobs this run submitted.
@@ -39,22 +40,30 @@ def default_partition() -> None:
 SCANCEL_TIMEOUT_S = 10.0  # inside the front end's 20 s grace (run/process.py CANCEL_GRACE_S)
 
 
+def slurm_job_name(workflow) -> str | None:
+    """On the head: the job name Snakemake's Slurm plugin gives every job of this run (its run id, a fresh UUID
+    with the profile's job-name prefix), which `squeue --name` and `scancel --name` select them by. None under
+    any other executor, the jobstep plugin a cluster job runs under included (its package name starts the same)."""
+    executor = getattr(getattr(workflow, "scheduler", None), "_executor", None)
+    if executor is None or type(executor).__module__.split(".")[0] != "snakemake_executor_plugin_slurm":
+        return None
+    name = getattr(executor, "run_uuid", None)
+    return name if isinstance(name, str) and name else None
+
+
 def cancel_queued_jobs(workflow) -> None:
     """`scancel` every job this run submitted to Slurm, by the job name the Slurm plugin gives all of them
-    (its run id, a fresh UUID per run) and this user's id.
+    (slurm_job_name) and this user's id.
 
     Snakemake's own cancel is not enough: its remote executor takes every job off its list of active jobs
     while it asks Slurm for their states and cancels only the jobs on that list, so a Ctrl-C during a
     status check cancelled nothing and left the job running in the queue for its whole time limit
     (tests/run/test_slurm.py). Any other executor: nothing to do. Never raises: a cancel goes on."""
-    executor = getattr(getattr(workflow, "scheduler", None), "_executor", None)
-    # the head's Slurm executor only (not the jobstep plugin a job runs under, whose name starts the same)
-    if executor is None or type(executor).__module__.split(".")[0] != "snakemake_executor_plugin_slurm":
-        return
-    name = getattr(executor, "run_uuid", None)
-    if not isinstance(name, str) or not name:
+    name = slurm_job_name(workflow)
+    if name is None:
         return
     argv = ["scancel", f"--name={name}", f"--user={os.getuid()}"]
+    executor = workflow.scheduler._executor
     if getattr(executor, "_submitted_job_clusters", None):
         argv.append("--clusters=all")  # as the plugin's own cancel does for a multi-cluster submission
     try:
@@ -88,10 +97,14 @@ def profile_file(argv: list[str] | None = None, environ=None) -> Path | None:
 
 
 def execution_facts(workflow, root: Path) -> dict:
-    """{executor, profile, profile_sha256} for run.json `execution` (the profile registry-relative when inside)."""
+    """{executor, profile, profile_sha256} for run.json `execution` (the profile registry-relative when inside),
+    and on Slurm `slurm_job_name`, the name every job of the run has in the queue."""
     plugin = getattr(workflow, "executor_plugin", None)
     executor = getattr(plugin, "name", None) or "local"
     facts: dict = {"executor": executor, "profile": None, "profile_sha256": None}
+    name = slurm_job_name(workflow)
+    if name is not None:  # what a run killed whole left in the queue is found (and cancelled) by it
+        facts["slurm_job_name"] = name
     path = profile_file()
     if path is not None:
         try:

@@ -15,6 +15,7 @@ import csv
 import io
 import json
 import os
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,17 @@ def duration_text(seconds: Any, compact: bool = False) -> str:
     if compact:
         return f"{minutes}m{secs:02d}s" if minutes < 60 else f"{minutes // 60}h{minutes % 60:02d}m"
     return f"{minutes} min {secs:02d} s" if minutes < 60 else f"{minutes // 60} h {minutes % 60:02d} min"
+
+
+def left_in_queue(record: dict) -> tuple[str, str] | None:
+    """For a Slurm run nobody finished (interrupted): the commands that list and cancel its jobs, which no one
+    has cancelled, since the head that would have is gone; None for any other run (run.json
+    `execution.slurm_job_name`, snakegate.run.cluster)."""
+    execution = record.get("execution") if isinstance(record.get("execution"), dict) else {}
+    name = execution.get("slurm_job_name")
+    if record.get("status") != "interrupted" or not isinstance(name, str) or not name:
+        return None
+    return f"squeue --name={shlex.quote(name)}", f"scancel --name={shlex.quote(name)}"
 
 
 def log_tail(path: Path, n: int = LOG_TAIL_LINES) -> list[str]:

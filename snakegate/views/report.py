@@ -314,6 +314,14 @@ def _number(value: Any) -> str:
     return str(value)
 
 
+def _left_in_queue(record: dict) -> str:
+    commands = facts.left_in_queue(record)
+    if commands is None:
+        return ""
+    return (f"; jobs it sent to Slurm may still be queued or running: see them with `{commands[0]}`, "
+            f"cancel them with `{commands[1]}`")
+
+
 def _problem(record: dict, run_dir: Path, root: Path, status: str) -> dict | None:
     """What went wrong or was left undone, by status: the failure facts, the cancel, the missing outputs."""
     out: dict[str, Any] = {}
@@ -327,7 +335,8 @@ def _problem(record: dict, run_dir: Path, root: Path, status: str) -> dict | Non
     if status == "interrupted":
         out["interrupted"] = ("the process that ran it stopped before the run was recorded"
                               + (f"; found at {record['interrupted_detected_at']}"
-                                 if record.get("interrupted_detected_at") else ""))
+                                 if record.get("interrupted_detected_at") else "")
+                              + _left_in_queue(record))
     for key in ("missing_outputs", "input_changed"):
         if record.get(key):
             out[key] = record[key]

@@ -12,6 +12,8 @@ Snakemake ignores SIGTERM while jobs run, so every run is bounded by `timeout -k
 from __future__ import annotations
 
 import json
+import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -23,7 +25,7 @@ import pytest
 
 import slurm_cluster
 from registry_copies import REPO
-from run_faults import fault_registry, wait_for
+from run_faults import alive, fault_registry, kill_group, lock_is_held, wait_for
 from prov_iris import run_ident
 
 PROFILE = "profiles/slurm"
@@ -139,6 +141,9 @@ def test_snakegate_run_through_slurm_matches_the_local_run_with_exactly_its_jobs
     # the cluster in the record: executor and profile, each job's scheduler id, node and its own times
     run = prov_run(run_dir)
     assert run["sg:executor"] == "slurm" and run["sg:profile"] == "profiles/slurm/config.yaml"
+    # and the name all its jobs carry in the queue, which finds (and cancels) them
+    execution = json.loads((run_dir / "run.json").read_text())["execution"]
+    assert {j["name"] for j in jobs} == {execution["slurm_job_name"]}, (execution, jobs)
     by_rule = {j["comment"].removeprefix("rule_wf_"): j for j in jobs}
     for rule, activity in prov_jobs(run_dir).items():
         assert activity["sg:executor"] == "slurm"
@@ -261,6 +266,37 @@ def test_sigint_during_the_plugins_status_check_still_cancels_the_job_in_the_que
     assert wait_for(checking.exists, 60, poll=0.1), "the plugin never checked the job's state again"
     out, err = interrupt(front)
     assert_cancelled_with_nothing_left_in_the_queue(cluster, registry, front, before, out, err)
+
+
+def test_a_slurm_run_killed_whole_says_how_to_find_and_cancel_the_jobs_it_left_in_the_queue(cluster, registry,
+                                                                                            tmp_path):
+    """A head killed with SIGKILL (a login node going down) cancels nothing: no handler runs. `show-run` finds
+    the run interrupted and says where its jobs are, truthfully (the job is still running), and the scancel it
+    prints empties the queue."""
+    front, before = start_a_sleeping_job(cluster, registry, tmp_path, env_for(cluster))
+    run = only_run(registry)
+    snakemake_pid = json.loads((run / "run.json").read_text())["snakemake_pid"]
+    kill_group(front.pid)  # `timeout` leads the front end's process group
+    kill_group(snakemake_pid)  # Snakemake has a session of its own
+    front.communicate(timeout=30)
+    assert wait_for(lambda: not alive(snakemake_pid) and not lock_is_held(run), 30)
+    (boom,) = [j for j in new_jobs(cluster, before) if j["comment"] == "rule_wf_boom"]
+    assert boom["id"] in cluster.active_job_ids()  # nobody cancelled it
+
+    shown = subprocess.run([sys.executable, "-m", "snakegate.cli", "show-run", run.name], cwd=registry,
+                           env=env_for(cluster), capture_output=True, text=True, timeout=60)
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert "interrupted" in shown.stdout, shown.stdout
+    commands = dict(re.findall(r"^  (see them|cancel them) +(\S.*?)\s*$", shown.stdout, re.MULTILINE))
+    assert commands == {"see them": f"squeue --name={boom['name']}",
+                        "cancel them": f"scancel --name={boom['name']}"}, shown.stdout  # each whole on its line
+    page = tmp_path / "report.html"
+    made = subprocess.run([sys.executable, "-m", "snakegate.cli", "report", run.name, "-o", str(page)],
+                          cwd=registry, env=env_for(cluster), capture_output=True, text=True, timeout=60)
+    assert made.returncode == 0, made.stdout + made.stderr
+    assert f"cancel them with `scancel --name={boom['name']}`" in page.read_text()  # the run's page says it too
+    cluster.run(*shlex.split(commands["cancel them"]))  # the command as printed
+    assert wait_for(lambda: cluster.active_job_ids() == [], 30), new_jobs(cluster, before)
 
 
 def test_plain_snakemake_with_the_slurm_profile_succeeds_in_the_default_partition(cluster, registry):
