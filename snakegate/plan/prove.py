@@ -18,8 +18,8 @@ headers and hashes inputs (through the step gates); writes nothing.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 import datetime as _dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any

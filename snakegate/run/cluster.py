@@ -40,14 +40,20 @@ def default_partition() -> None:
 SCANCEL_TIMEOUT_S = 10.0  # inside the front end's 20 s grace (run/process.py CANCEL_GRACE_S)
 
 
-def slurm_job_name(workflow) -> str | None:
-    """On the head: the job name Snakemake's Slurm plugin gives every job of this run (its run id, a fresh UUID
-    with the profile's job-name prefix), which `squeue --name` and `scancel --name` select them by. None under
-    any other executor, the jobstep plugin a cluster job runs under included (its package name starts the same)."""
+def _slurm_executor(workflow):
+    """The head's Slurm executor, or None under any other executor, the jobstep plugin a cluster job runs
+    under included (its package name starts the same)."""
     executor = getattr(getattr(workflow, "scheduler", None), "_executor", None)
     if executor is None or type(executor).__module__.split(".")[0] != "snakemake_executor_plugin_slurm":
         return None
-    name = getattr(executor, "run_uuid", None)
+    return executor
+
+
+def slurm_job_name(workflow) -> str | None:
+    """On the head: the job name Snakemake's Slurm plugin gives every job of this run (its run id, a fresh UUID
+    with the profile's job-name prefix), which `squeue --name` and `scancel --name` select them by; None off
+    Slurm."""
+    name = getattr(_slurm_executor(workflow), "run_uuid", None)
     return name if isinstance(name, str) and name else None
 
 
@@ -63,8 +69,7 @@ def cancel_queued_jobs(workflow) -> None:
     if name is None:
         return
     argv = ["scancel", f"--name={name}", f"--user={os.getuid()}"]
-    executor = workflow.scheduler._executor
-    if getattr(executor, "_submitted_job_clusters", None):
+    if getattr(_slurm_executor(workflow), "_submitted_job_clusters", None):
         argv.append("--clusters=all")  # as the plugin's own cancel does for a multi-cluster submission
     try:
         subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=SCANCEL_TIMEOUT_S, check=False)

@@ -126,12 +126,9 @@ def _gate_copy(config: dict, settings: Settings, registry: Registry, run_dir: Pa
         wf = pinning.load_copy(run_dir, workflow_id)
     except pinning.PinError as exc:
         raise _refuse("invocation_mismatch", "workflow", str(exc)) from None
-    entries = staged.read_manifest(run_dir)
-    known = {key: (str(settings.registry_root / e["source"]) if not Path(e["source"]).is_absolute() else e["source"],
-                   e.get("gated_sha256", e.get("sha256")))
-             for key, e in (entries or {}).items() if isinstance(e, dict) and isinstance(e.get("source"), str)}
+    entries, known, read_copies = _staging_of(run_dir, settings)
     result = gate(pinning.pinned_registry(registry, wf), config, settings, check_dag=False, staged=known,
-                  read_input=_staged_copies(run_dir, known, entries))
+                  read_input=read_copies)
     if not result.ok:
         raise GateRefused(refusal_text(result), result.errors)
     problem = staged.manifest_problem(entries, result.invocation.inputs)
@@ -141,11 +138,16 @@ def _gate_copy(config: dict, settings: Settings, registry: Registry, run_dir: Pa
     return wf, result, entries or {}
 
 
-def _staged_copies(run_dir: Path, known: dict[str, tuple[str, str]], entries: dict | None):
-    """The gate's read_input for a run folder whose inputs are staged: each input's content checks read its copy
-    in the run folder (what the jobs read), not the data root, where a writer could change the source after the
-    staging and fail the run. A sample sheet's copy is rewritten to name the staged files, so a sheet, and any
-    input whose copy is missing, is read at its source (stamped, snakegate.gate.reads)."""
+def _staging_of(run_dir: Path, settings: Settings):
+    """A run folder's staging record (`entries`), as the gate takes it: `known` (input key -> (source path, the
+    sha256 it was verified with)), and its read_input: each input's content checks read its copy in the run
+    folder (what the jobs read), not the data root, where a writer could change the source after the staging and
+    fail the run. A sample sheet's copy is rewritten to name the staged files, so a sheet, and any input whose
+    copy is missing, is read at its source (stamped, snakegate.gate.reads)."""
+    entries = staged.read_manifest(run_dir)
+    known = {key: (str(settings.registry_root / e["source"]) if not Path(e["source"]).is_absolute() else e["source"],
+                   e.get("gated_sha256", e.get("sha256")))
+             for key, e in (entries or {}).items() if isinstance(e, dict) and isinstance(e.get("source"), str)}
     copies = {}
     for key, entry in (entries or {}).items():
         if key not in known or not isinstance(entry, dict) or "gated_sha256" in entry:
@@ -153,7 +155,7 @@ def _staged_copies(run_dir: Path, known: dict[str, tuple[str, str]], entries: di
         copy = Path(run_dir) / str(entry.get("path", ""))
         if copy.resolve().is_relative_to(Path(run_dir).resolve() / staged.INPUTS_DIR) and copy.exists():
             copies[known[key][0]] = copy
-    return lambda key, source: copies.get(str(source))
+    return entries, known, lambda key, source: copies.get(str(source))
 
 
 def _prepare_under_runner(config: dict, settings: Settings, registry: Registry, expected: str) -> RunContext:
@@ -268,12 +270,9 @@ def _gate_plan_copies(config: dict, settings: Settings, registry: Registry, run_
         copies = plan_run.load_copies(run_dir, config)
     except pinning.PinError as exc:
         raise _refuse("invocation_mismatch", "steps", str(exc)) from None
-    entries = staged.read_manifest(run_dir)
-    known = {key: (str(settings.registry_root / e["source"]) if not Path(e["source"]).is_absolute() else e["source"],
-                   e.get("gated_sha256", e.get("sha256")))
-             for key, e in (entries or {}).items() if isinstance(e, dict) and isinstance(e.get("source"), str)}
+    entries, known, read_copies = _staging_of(run_dir, settings)
     plan = gate_plan(plan_run.pinned_registry(registry, copies), config, settings, check_dag=False, staged=known,
-                     read_input=_staged_copies(run_dir, known, entries))
+                     read_input=read_copies)
     if not plan.ok:
         raise GateRefused(refusal_text(plan), plan.errors)
     problem = staged.manifest_problem(entries, plan_run.gated_inputs(plan))
