@@ -1,0 +1,106 @@
+"""Where the test suite's CPU goes: every Python process it starts, by kind, against the whole.
+
+    python bench/suite_cpu.py                      # the README's test command
+    python bench/suite_cpu.py -- -m "not slow"     # any pytest arguments after --
+    python bench/suite_cpu.py -- tests/run/test_runs.py
+
+The suite is CPU-bound on a small machine (its wall time is about its CPU time over the cores), so what
+would make it faster is what costs the CPU. pytest runs with a `sitecustomize` first on PYTHONPATH that,
+as each Python process exits, writes its own CPU seconds (user + system, its threads included) and its
+command line to a scratch folder; the total is the CPU of pytest and everything it started (RUSAGE_CHILDREN),
+as bench/suite_time.py counts it. What no record covers is printed as such: processes started with a
+scrubbed environment (the gate's sandbox workers), tools that are not Python (git, bwa, Chromium, Slurm),
+and processes ended by a signal. A test that compares environments may see the extra PYTHONPATH entry; the
+numbers are for reading, not for a pass/fail. Writes nothing outside a temporary folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+RECORDER = r'''
+import atexit, os, resource, sys
+def _record():
+    try:
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        with open(os.path.join(os.environ["SUITE_CPU_RECORDS"], str(os.getpid())), "w") as fh:
+            fh.write(f"{r.ru_utime + r.ru_stime:.3f}\t{' '.join(sys.orig_argv)[:400]}\n")
+    except Exception:
+        pass
+if os.environ.get("SUITE_CPU_RECORDS"):
+    atexit.register(_record)
+'''
+
+# first match wins
+KINDS = [
+    ("Snakemake started by snakegate run", r"-m snakemake --snakefile \S*/entry/Snakefile"),
+    ("Snakemake started by a test (plain)", r"-m snakemake\b"),
+    ("workflow jobs (script: directive)", r"\.snakemake/scripts/"),
+    ("snakegate command line", r"snakegate\.cli\b|/bin/snakegate\b"),
+    ("roc-validator", r"rocrate|rocval"),
+    ("pip and venv", r"\bpip\b|-m venv"),
+    ("pytest and its workers", r"pytest|execnet|exec\(eval\(sys\.stdin"),
+    ("MCP server", r"\bmcp\b"),
+]
+
+
+def classify(cmd: str) -> str:
+    for name, pattern in KINDS:
+        if re.search(pattern, cmd):
+            return name
+    return "other Python"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("pytest_args", nargs="*", help="after --: arguments for pytest (default: -q)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="snakegate-bench-cpu-") as tmp:
+        site, records = Path(tmp) / "site", Path(tmp) / "records"
+        site.mkdir()
+        records.mkdir()
+        (site / "sitecustomize.py").write_text(RECORDER, encoding="utf-8")
+        env = dict(os.environ, SUITE_CPU_RECORDS=str(records),
+                   PYTHONPATH=os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
+        before, load, start = resource.getrusage(resource.RUSAGE_CHILDREN), os.getloadavg(), time.monotonic()
+        proc = subprocess.run([sys.executable, "-m", "pytest", *(args.pytest_args or ["-q"])], cwd=ROOT, env=env,
+                              capture_output=True, text=True)
+        wall = time.monotonic() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        total = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        kinds: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0])
+        for record in records.iterdir():
+            try:
+                cpu, cmd = record.read_text(encoding="utf-8").rstrip("\n").split("\t", 1)
+            except (OSError, ValueError):
+                continue
+            kind = kinds[classify(cmd)]
+            kind[0] += 1
+            kind[1] += float(cpu)
+    last = (proc.stdout.strip().splitlines() or ["(no output)"])[-1]
+    print(f"pytest {' '.join(args.pytest_args or ['-q'])}: {last}")
+    print(f"wall {wall / 60:.1f} min, CPU {total / 60:.1f} CPU-min on {os.cpu_count()} cores "
+          f"(load before {load[0]:.2f}, after {os.getloadavg()[0]:.2f})")
+    print(f"{'CPU-s':>8} {'share':>6} {'procs':>6} {'each':>6}  kind")
+    recorded = 0.0
+    for name, (n, cpu) in sorted(kinds.items(), key=lambda kv: -kv[1][1]):
+        recorded += cpu
+        print(f"{cpu:8.0f} {100 * cpu / total:5.1f}% {n:6d} {cpu / n:6.2f}  {name}")
+    print(f"{total - recorded:8.0f} {100 * (total - recorded) / total:5.1f}%             not recorded (sandbox "
+          "workers, tools that are not Python, processes ended by a signal)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
