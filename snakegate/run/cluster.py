@@ -53,7 +53,11 @@ def slurm_job_name(workflow) -> str | None:
     """On the head: the job name Snakemake's Slurm plugin gives every job of this run (its run id, a fresh UUID
     with the profile's job-name prefix), which `squeue --name` and `scancel --name` select them by; None off
     Slurm."""
-    name = getattr(_slurm_executor(workflow), "run_uuid", None)
+    return _job_name(_slurm_executor(workflow))
+
+
+def _job_name(executor) -> str | None:
+    name = getattr(executor, "run_uuid", None)
     return name if isinstance(name, str) and name else None
 
 
@@ -65,11 +69,12 @@ def cancel_queued_jobs(workflow) -> None:
     while it asks Slurm for their states and cancels only the jobs on that list, so a Ctrl-C during a
     status check cancelled nothing and left the job running in the queue for its whole time limit
     (tests/run/test_slurm.py). Any other executor: nothing to do. Never raises: a cancel goes on."""
-    name = slurm_job_name(workflow)
+    executor = _slurm_executor(workflow)
+    name = _job_name(executor)
     if name is None:
         return
     argv = ["scancel", f"--name={name}", f"--user={os.getuid()}"]
-    if getattr(_slurm_executor(workflow), "_submitted_job_clusters", None):
+    if getattr(executor, "_submitted_job_clusters", None):
         argv.append("--clusters=all")  # as the plugin's own cancel does for a multi-cluster submission
     try:
         subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=SCANCEL_TIMEOUT_S, check=False)
