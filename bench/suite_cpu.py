@@ -20,14 +20,11 @@ import argparse
 import collections
 import os
 import re
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from suite_time import time_command
 
 RECORDER = r'''
 import atexit, os, resource, sys
@@ -65,7 +62,7 @@ def classify(cmd: str) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pytest_args", nargs="*", help="after --: arguments for pytest (default: -q)")
-    args = parser.parse_args()
+    pytest_args = parser.parse_args().pytest_args or ["-q"]
     with tempfile.TemporaryDirectory(prefix="snakegate-bench-cpu-") as tmp:
         site, records = Path(tmp) / "site", Path(tmp) / "records"
         site.mkdir()
@@ -73,12 +70,7 @@ def main() -> int:
         (site / "sitecustomize.py").write_text(RECORDER, encoding="utf-8")
         env = dict(os.environ, SUITE_CPU_RECORDS=str(records),
                    PYTHONPATH=os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
-        before, load, start = resource.getrusage(resource.RUSAGE_CHILDREN), os.getloadavg(), time.monotonic()
-        proc = subprocess.run([sys.executable, "-m", "pytest", *(args.pytest_args or ["-q"])], cwd=ROOT, env=env,
-                              capture_output=True, text=True)
-        wall = time.monotonic() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        total = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        run = time_command("suite", pytest_args, env=env)
         kinds: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0])
         for record in records.iterdir():
             try:
@@ -88,10 +80,10 @@ def main() -> int:
             kind = kinds[classify(cmd)]
             kind[0] += 1
             kind[1] += float(cpu)
-    last = (proc.stdout.strip().splitlines() or ["(no output)"])[-1]
-    print(f"pytest {' '.join(args.pytest_args or ['-q'])}: {last}")
-    print(f"wall {wall / 60:.1f} min, CPU {total / 60:.1f} CPU-min on {os.cpu_count()} cores "
-          f"(load before {load[0]:.2f}, after {os.getloadavg()[0]:.2f})")
+    total = max(run["cpu_s"], 1)
+    print(f"{run['command']}: {run['summary'] or '(no output)'} (exit {run['exit']})")
+    print(f"wall {run['wall_s'] / 60:.1f} min, CPU {run['cpu_s'] / 60:.1f} CPU-min on {os.cpu_count()} cores "
+          f"(load {run['load_before']} -> {run['load_after']})")
     print(f"{'CPU-s':>8} {'share':>6} {'procs':>6} {'each':>6}  kind")
     recorded = 0.0
     for name, (n, cpu) in sorted(kinds.items(), key=lambda kv: -kv[1][1]):
@@ -99,7 +91,7 @@ def main() -> int:
         print(f"{cpu:8.0f} {100 * cpu / total:5.1f}% {n:6d} {cpu / n:6.2f}  {name}")
     print(f"{total - recorded:8.0f} {100 * (total - recorded) / total:5.1f}%             not recorded (sandbox "
           "workers, tools that are not Python, processes ended by a signal)")
-    return 0
+    return run["exit"]  # the table is worth reading either way; a failed or mistyped pytest run still says so
 
 
 if __name__ == "__main__":

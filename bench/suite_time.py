@@ -32,13 +32,17 @@ def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def time_command(name: str, args: list[str]) -> dict:
+def time_command(name: str, args: list[str], env: dict[str, str] | None = None) -> dict:
+    """`python -m pytest ARGS` from the checkout: wall and CPU (its own and every child's), load, closing line."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load_before, start = _load(), time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=ROOT, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=ROOT, capture_output=True, text=True,
+                          env=env)
     wall = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    lines = [line for line in proc.stdout.splitlines() if line.strip()]
+    # pytest's closing line, or the line of its own error (a usage error goes to stderr only)
+    lines = [line for line in proc.stdout.splitlines() if line.strip()] or \
+        [line.strip() for line in proc.stderr.splitlines() if "error" in line.lower()]
     return {"name": name, "command": "python -m pytest " + " ".join(args), "exit": proc.returncode,
             "wall_s": round(wall), "cpu_s": round((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)),
             "load_before": load_before, "load_after": _load(), "summary": lines[-1] if lines else ""}
