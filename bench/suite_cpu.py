@@ -3,6 +3,7 @@
     python bench/suite_cpu.py                      # the README's test command
     python bench/suite_cpu.py -- -m "not slow"     # any pytest arguments after --
     python bench/suite_cpu.py -- tests/run/test_runs.py
+    python bench/suite_cpu.py --by-file 25         # also: the 25 test files whose processes cost most
 
 The suite is CPU-bound on a small machine (its wall time is about its CPU time over the cores), so what
 would make it faster is what costs the CPU. pytest runs with a `sitecustomize` first on PYTHONPATH that,
@@ -10,7 +11,9 @@ as each Python process exits, writes its own CPU seconds (user + system, its thr
 command line to a scratch folder; the total is the CPU of pytest and everything it started (RUSAGE_CHILDREN),
 as bench/suite_time.py counts it. What no record covers is printed as such: processes started with a
 scrubbed environment (the gate's sandbox workers), tools that are not Python (git, bwa, Chromium, Slurm),
-and processes ended by a signal. A test that compares environments may see the extra PYTHONPATH entry; the
+and processes ended by a signal. Each record also names the test that was running when the process
+started (pytest's PYTEST_CURRENT_TEST, which child processes inherit); a session fixture's runs count for
+the first test that asked for it. A test that compares environments may see the extra PYTHONPATH entry; the
 numbers are for reading, not for a pass/fail. Writes nothing outside a temporary folder.
 """
 
@@ -32,7 +35,8 @@ def _record():
     try:
         r = resource.getrusage(resource.RUSAGE_SELF)
         with open(os.path.join(os.environ["SUITE_CPU_RECORDS"], str(os.getpid())), "w") as fh:
-            fh.write(f"{r.ru_utime + r.ru_stime:.3f}\t{' '.join(sys.orig_argv)[:400]}\n")
+            test = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" ", 1)[0]
+            fh.write(f"{r.ru_utime + r.ru_stime:.3f}\t{test}\t{' '.join(sys.orig_argv)[:400]}\n")
     except Exception:
         pass
 if os.environ.get("SUITE_CPU_RECORDS"):
@@ -61,8 +65,11 @@ def classify(cmd: str) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--by-file", type=int, default=0, metavar="N",
+                        help="also list the N test files whose processes took the most CPU")
     parser.add_argument("pytest_args", nargs="*", help="after --: arguments for pytest (default: -q)")
-    pytest_args = parser.parse_args().pytest_args or ["-q"]
+    options = parser.parse_args()
+    pytest_args = options.pytest_args or ["-q"]
     with tempfile.TemporaryDirectory(prefix="snakegate-bench-cpu-") as tmp:
         site, records = Path(tmp) / "site", Path(tmp) / "records"
         site.mkdir()
@@ -72,14 +79,15 @@ def main() -> int:
                    PYTHONPATH=os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")])))
         run = time_command("suite", pytest_args, env=env)
         kinds: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0])
+        files: dict[str, list[float]] = collections.defaultdict(lambda: [0, 0.0])
         for record in records.iterdir():
             try:
-                cpu, cmd = record.read_text(encoding="utf-8").rstrip("\n").split("\t", 1)
+                cpu, test, cmd = record.read_text(encoding="utf-8").rstrip("\n").split("\t", 2)
             except (OSError, ValueError):
                 continue
-            kind = kinds[classify(cmd)]
-            kind[0] += 1
-            kind[1] += float(cpu)
+            for table, key in ((kinds, classify(cmd)), (files, test.split("::", 1)[0] or "(outside any test: pytest itself)")):
+                table[key][0] += 1
+                table[key][1] += float(cpu)
     total = max(run["cpu_s"], 1)
     print(f"{run['command']}: {run['summary'] or '(no output)'} (exit {run['exit']})")
     print(f"wall {run['wall_s'] / 60:.1f} min, CPU {run['cpu_s'] / 60:.1f} CPU-min on {os.cpu_count()} cores "
@@ -91,6 +99,10 @@ def main() -> int:
         print(f"{cpu:8.0f} {100 * cpu / total:5.1f}% {n:6d} {cpu / n:6.2f}  {name}")
     print(f"{total - recorded:8.0f} {100 * (total - recorded) / total:5.1f}%             not recorded (sandbox "
           "workers, tools that are not Python, processes ended by a signal)")
+    if options.by_file:
+        print(f"\n{'CPU-s':>8} {'procs':>6}  test file whose processes these were (pytest's own CPU not included)")
+        for name, (n, cpu) in sorted(files.items(), key=lambda kv: -kv[1][1])[:options.by_file]:
+            print(f"{cpu:8.0f} {n:6d}  {name}")
     return run["exit"]  # the table is worth reading either way; a failed or mistyped pytest run still says so
 
 
