@@ -85,7 +85,8 @@ def main() -> int:
                 cpu, test, cmd = record.read_text(encoding="utf-8").rstrip("\n").split("\t", 2)
             except (OSError, ValueError):
                 continue
-            for table, key in ((kinds, classify(cmd)), (files, test.split("::", 1)[0] or "(outside any test: pytest itself)")):
+            test_file = test.split("::", 1)[0] or "(outside any test: pytest itself)"
+            for table, key in ((kinds, classify(cmd)), (files, test_file)):
                 table[key][0] += 1
                 table[key][1] += float(cpu)
     total = max(run["cpu_s"], 1)
