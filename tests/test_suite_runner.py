@@ -96,3 +96,18 @@ def test_the_fast_loop_fails_a_test_that_starts_snakemake_unmarked_and_names_whe
                                "*SLOW_PATHS*tests/suite_runner.py*"])
     whole = pytester.runpytest_subprocess("-q", "-p", "no:xdist")  # outside the fast loop nothing is refused
     whole.assert_outcomes(passed=2)
+
+
+def test_test_modules_rewritten_while_collecting_are_kept_even_where_bytecode_writing_is_off(pytester, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", str(TESTS))
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_a="import importlib, sys\n\n"
+                               "def test_a_test_still_writes_no_bytecode():\n"
+                               "    assert sys.dont_write_bytecode\n"
+                               "    sys.path.insert(0, '.')\n"
+                               "    importlib.import_module('helper')\n")
+    pytester.makepyfile(helper="VALUE = 1\n")
+    pytester.runpytest_subprocess("-q", "-p", "no:xdist").assert_outcomes(passed=1)
+    cached = sorted(p.name.split(".")[0] for p in (pytester.path / "__pycache__").glob("*.pyc"))
+    assert cached == ["test_a"], cached  # the rewritten test module, and nothing the test imported itself
