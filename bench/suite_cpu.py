@@ -91,7 +91,9 @@ def main() -> int:
                 table[key][1] += float(cpu)
     total = max(run["cpu_s"], 1)
     print(f"{run['command']}: {run['summary'] or '(no output)'} (exit {run['exit']})")
-    print(f"wall {run['wall_s'] / 60:.1f} min, CPU {run['cpu_s'] / 60:.1f} CPU-min on {os.cpu_count()} cores "
+    machine = "" if run["machine_cpu_s"] is None else \
+        f" (the whole machine: {run['machine_cpu_s'] / 60:.1f}, sandbox workers included; bench/suite_time.py says why)"
+    print(f"wall {run['wall_s'] / 60:.1f} min, CPU {run['cpu_s'] / 60:.1f} CPU-min{machine} on {os.cpu_count()} cores "
           f"(load {run['load_before']} -> {run['load_after']})")
     print(f"{'CPU-s':>8} {'share':>6} {'procs':>6} {'each':>6}  kind")
     recorded = 0.0

@@ -4,10 +4,15 @@
     python bench/suite_time.py --fast       # the fast loop only
     python bench/suite_time.py --serial     # also the serial run (`-p no:xdist`; about twice as long)
 
-For each command: wall time, the CPU time of pytest and everything it started (user + system), the
-1/5/15-minute load averages before and after (other people's work on a shared machine shows there), and
-pytest's closing line. Writes nothing; the README's numbers come from its output. Like the other scripts
-here it never fails on a slow machine: it reports. (The tests themselves are never timed: tests/suite_runner.py.)
+For each command: wall time, the CPU time of pytest and everything it started (user + system), the CPU the
+whole machine spent busy meanwhile (from /proc/stat), the 1/5/15-minute load averages before and after
+(other people's work on a shared machine shows there), and pytest's closing line. The two CPU figures
+differ: a process counts in the first only once its parent has waited for it, and the gate's sandbox
+workers are killed together with the `unshare` that started them, which never waits for them; their CPU
+(Snakemake's imports, every DAG built in them) shows in the machine's figure only, which also holds
+whatever else the machine ran meanwhile (the load says how much). Writes nothing; the README's numbers
+come from its output. Like the other scripts here it never fails on a slow machine: it reports. (The tests
+themselves are never timed: tests/suite_runner.py.)
 """
 
 from __future__ import annotations
@@ -32,19 +37,34 @@ def _load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
+def machine_busy_s() -> float | None:
+    """CPU seconds the whole machine has been busy since it started, all cores together (Linux's /proc/stat:
+    user, nice, system, irq and softirq; not idle, iowait or time a hypervisor stole); None where unknown."""
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            fields = fh.readline().split()
+        user, nice, system, _idle, _iowait, irq, softirq = map(int, fields[1:8])
+        return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError):
+        return None
+
+
 def time_command(name: str, args: list[str], env: dict[str, str] | None = None) -> dict:
-    """`python -m pytest ARGS` from the checkout: wall and CPU (its own and every child's), load, closing line."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """`python -m pytest ARGS` from the checkout: wall and CPU (its own and every child's, and the machine's),
+    load, closing line."""
+    before, machine_before = resource.getrusage(resource.RUSAGE_CHILDREN), machine_busy_s()
     load_before, start = _load(), time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "pytest", *args], cwd=ROOT, capture_output=True, text=True,
                           env=env)
     wall = time.monotonic() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    after, machine_after = resource.getrusage(resource.RUSAGE_CHILDREN), machine_busy_s()
     # pytest's closing line, or the line of its own error (a usage error goes to stderr only)
     lines = [line for line in proc.stdout.splitlines() if line.strip()] or \
         [line.strip() for line in proc.stderr.splitlines() if "error" in line.lower()]
     return {"name": name, "command": "python -m pytest " + " ".join(args), "exit": proc.returncode,
             "wall_s": round(wall), "cpu_s": round((after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)),
+            "machine_cpu_s": None if None in (machine_before, machine_after) else
+            round(machine_after - machine_before),
             "load_before": load_before, "load_after": _load(), "summary": lines[-1] if lines else ""}
 
 
@@ -57,8 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{os.cpu_count()} cores; load average (1/5/15 min) at start: {_load()}", flush=True)
     for name in names:
         r = time_command(name, COMMANDS[name])
+        machine = "?" if r["machine_cpu_s"] is None else f"{r['machine_cpu_s'] // 60}:{r['machine_cpu_s'] % 60:02d}"
         print(f"{r['name']:<13} {r['command']:<40} wall {r['wall_s'] // 60}:{r['wall_s'] % 60:02d}  "
-              f"CPU {r['cpu_s'] // 60}:{r['cpu_s'] % 60:02d}  load {r['load_before']} -> {r['load_after']}  "
+              f"CPU {r['cpu_s'] // 60}:{r['cpu_s'] % 60:02d} (machine {machine})  "
+              f"load {r['load_before']} -> {r['load_after']}  "
               f"(exit {r['exit']}) {r['summary']}", flush=True)
     return 0
 
