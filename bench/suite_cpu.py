@@ -9,12 +9,14 @@ The suite is CPU-bound on a small machine (its wall time is about its CPU time o
 would make it faster is what costs the CPU. pytest runs with a `sitecustomize` first on PYTHONPATH that,
 as each Python process exits, writes its own CPU seconds (user + system, its threads included) and its
 command line to a scratch folder; the total is the CPU of pytest and everything it started (RUSAGE_CHILDREN),
-as bench/suite_time.py counts it. What no record covers is printed as such: processes started with a
-scrubbed environment (the gate's sandbox workers), tools that are not Python (git, bwa, Chromium, Slurm),
-and processes ended by a signal. Each record also names the test that was running when the process
-started (pytest's PYTEST_CURRENT_TEST, which child processes inherit); a session fixture's runs count for
-the first test that asked for it. A test that compares environments may see the extra PYTHONPATH entry; the
-numbers are for reading, not for a pass/fail. Writes nothing outside a temporary folder.
+as bench/suite_time.py counts it. What no record covers is printed as such: tools that are not Python
+(git, bwa, Chromium, Slurm), processes ended by a signal, and the gate's sandbox workers where they run
+without namespaces (their scrubbed environment drops the recorder's variable). Where they run in
+namespaces nobody waits for them: their CPU is in no record and not in the total either, only in the whole
+machine's figure printed beside it (bench/suite_time.py says why). Each record also names the test that
+was running when the process started (pytest's PYTEST_CURRENT_TEST, which child processes inherit); a
+session fixture's runs count for the first test that asked for it. A test that compares environments may
+see the extra PYTHONPATH entry; the numbers are for reading, not for a pass/fail. Writes nothing outside a temporary folder.
 """
 
 from __future__ import annotations
@@ -63,9 +65,16 @@ def classify(cmd: str) -> str:
     return "other Python"
 
 
+def _count(text: str) -> int:
+    """--by-file's N: a whole number from 0 up (a negative one would silently list all but the last files)."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of files: give a whole number, e.g. 20")
+    return int(text)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--by-file", type=int, default=0, metavar="N",
+    parser.add_argument("--by-file", type=_count, default=0, metavar="N",
                         help="also list the N test files whose processes took the most CPU")
     parser.add_argument("pytest_args", nargs="*", help="after --: arguments for pytest (default: -q)")
     options = parser.parse_args()
@@ -100,8 +109,8 @@ def main() -> int:
     for name, (n, cpu) in sorted(kinds.items(), key=lambda kv: -kv[1][1]):
         recorded += cpu
         print(f"{cpu:8.0f} {100 * cpu / total:5.1f}% {n:6d} {cpu / n:6.2f}  {name}")
-    print(f"{total - recorded:8.0f} {100 * (total - recorded) / total:5.1f}%             not recorded (sandbox "
-          "workers, tools that are not Python, processes ended by a signal)")
+    print(f"{total - recorded:8.0f} {100 * (total - recorded) / total:5.1f}%             not recorded (tools "
+          "that are not Python, processes ended by a signal, sandbox workers run without namespaces)")
     if options.by_file:
         print(f"\n{'CPU-s':>8} {'procs':>6}  test file whose processes these were (pytest's own CPU not included)")
         for name, (n, cpu) in sorted(files.items(), key=lambda kv: -kv[1][1])[:options.by_file]:
