@@ -16,7 +16,8 @@ namespaces nobody waits for them: their CPU is in no record and not in the total
 machine's figure printed beside it (bench/suite_time.py says why). Each record also names the test that
 was running when the process started (pytest's PYTEST_CURRENT_TEST, which child processes inherit); a
 session fixture's runs count for the first test that asked for it. A test that compares environments may
-see the extra PYTHONPATH entry; the numbers are for reading, not for a pass/fail. Writes nothing outside a temporary folder.
+see the extra PYTHONPATH entry; the numbers are for reading, not for a pass/fail. Writes nothing outside a
+temporary folder.
 """
 
 from __future__ import annotations
