@@ -85,7 +85,9 @@ def test_checking_a_seal_reads_every_staged_byte_and_finds_a_copy_changed_after_
     st = copy.stat()
     copy.chmod(0o644)
     with open(copy, "r+b") as fh:
-        fh.write(b"X")
+        first = fh.read(1)
+        fh.seek(0)
+        fh.write(bytes([first[0] ^ 0xFF]))  # a byte that differs: a fixed b"X" is no change when urandom gave one
     os.utime(copy, ns=(st.st_atime_ns, st.st_mtime_ns))
     before = bytes_read()
     result = seal.check(run_dir, root)
