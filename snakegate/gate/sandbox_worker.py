@@ -19,6 +19,7 @@ The worker itself holds only the scrubbed environment it was started with.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import resource
@@ -121,6 +122,17 @@ def _warm(kind: str) -> None:
         import snakemake.api  # noqa: F401
         import snakemake.linting.snakefiles  # noqa: F401
         import snakemake.settings.types  # noqa: F401
+
+        # What Snakemake imports only on its first DAG or lint in a process: smart_open (and boto3, requests
+        # below it) to read the Snakefile's URI, jsonschema for `validate`, the storage and rule lints. Each
+        # forked child is such a first time, so without these every request imported them again: about 0.15 s
+        # of CPU of a 0.17 s DAG. Imports only: nothing of a workflow runs here. A name a later Snakemake no
+        # longer uses costs nothing: the child imports what it needs, as before.
+        for name in ("jsonschema", "smart_open", "snakemake.linting.rules", "snakemake.storage"):
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                pass
 
         import snakegate.gate.dag  # noqa: F401
 
