@@ -284,21 +284,44 @@ def _ours(config: pytest.Config, func) -> bool:
     return source is not None and source.is_relative_to(config.rootpath) and "site-packages" not in source.parts
 
 
+def _params_below(item: pytest.Item, name: str) -> list[str]:
+    """The values of this test's parametrized fixtures that the fixture `name` is, or depends on (directly or
+    through other fixtures): pytest makes a fixture that depends on a parametrized one once per param too."""
+    callspec = getattr(item, "callspec", None)
+    if callspec is None:
+        return []
+    found, seen, stack = [], set(), [name]
+    while stack:
+        current = stack.pop()
+        if current in seen or current not in item._fixtureinfo.name2fixturedefs:
+            continue
+        seen.add(current)
+        fixturedef = item._fixtureinfo.name2fixturedefs[current][-1]
+        if fixturedef.params is not None and current in callspec.params:
+            found.append(str(callspec.params[current]))
+        stack.extend(fixturedef.argnames)
+    return sorted(found)
+
+
 def _shared_fixtures(item: pytest.Item) -> list[str]:
-    """Keys of the project fixtures wider than a function this test uses: a session fixture by its name,
-    a module (or class) fixture by the module, since its value lives as long as the module's tests run."""
+    """Keys of the project fixtures wider than a function this test uses: a session fixture by its name (and,
+    when a test module defines it, that module's: two modules' same-named fixtures are two fixtures), a module
+    (or class) fixture by the module, since its value lives as long as the module's tests run."""
     keys = []
     for name, defs in item._fixtureinfo.name2fixturedefs.items():
         fixturedef = defs[-1]
         if fixturedef.scope == "function" or not _ours(item.config, fixturedef.func):
             continue
-        key = name if fixturedef.scope in ("session", "package") else _relpath(item)
-        callspec = getattr(item, "callspec", None)
-        if fixturedef.params is not None and callspec is not None and name in callspec.params:
-            # a parametrized fixture is one value per param: one group each (tests/curated_kinds.py: a workflow's
-            # runs), so the params spread over the workers instead of queueing on one
-            # (no brackets in a group name: xdist takes a node id ending in "]" for a parametrized test's own)
-            key = f"{key}:{callspec.params[name]}"
+        if fixturedef.scope in ("session", "package"):
+            key = f"{fixturedef.baseid}::{name}" if fixturedef.baseid.endswith(".py") else name
+        else:
+            key = _relpath(item)
+        # a parametrized fixture is one value per param, and so is every fixture built on one: one group each
+        # (tests/curated_kinds.py: a workflow's runs, and what a module makes of them), so the params spread
+        # over the workers instead of queueing on one
+        # (no brackets in a group name: xdist takes a node id ending in "]" for a parametrized test's own)
+        for param in _params_below(item, name):
+            key = f"{key}:{param}"
         keys.append(key)
         if name == "cluster":  # one Slurm test cluster on a machine at a time: every test that starts one, one worker
             keys.append("tests/run/test_slurm.py")

@@ -81,6 +81,28 @@ def test_a_parametrized_session_fixture_is_built_once_per_param_on_one_worker_ea
     assert [line.split()[0] for line in built] == ["p", "q"], built  # each param on one worker only
 
 
+def test_what_a_module_builds_on_a_parametrized_fixture_is_grouped_per_param_and_by_its_own_module(pytester,
+                                                                                                   monkeypatch):
+    # tests/provenance/test_crate_every_kind.py's shape: a module's session fixture (`judged`) built on the
+    # per-workflow runs, and another module's session fixture of the same name built on other runs. Keyed by
+    # its name alone, `judged` tied every workflow's runs, and the other module's runs, into one group: all of
+    # them on one worker, one after another.
+    monkeypatch.syspath_prepend(str(TESTS))
+    pytester.makeconftest(CONFTEST + "import pytest\n\n"
+                          "@pytest.fixture(scope='session', params=['p', 'q'])\ndef each(request):\n"
+                          "    return request.param\n\n"
+                          "@pytest.fixture(scope='session')\ndef others():\n    return 0\n")
+    pytester.makepyfile(
+        test_a="import pytest\n\n@pytest.fixture(scope='session')\ndef judged(each):\n    return each\n\n"
+               "@pytest.mark.parametrize('each', ['p', 'q'], indirect=True)\n"
+               "def test_kind(each, judged):\n    pass\n",
+        test_b="import pytest\n\n@pytest.fixture(scope='session')\ndef judged(others):\n    return others\n\n"
+               "def test_other(judged):\n    pass\n")
+    items, _ = pytester.inline_genitems("-p", "no:xdist")
+    assert {item.nodeid.split("/")[-1]: group for item, group in zip(items, groups(items).values())} == {
+        "test_a.py::test_kind[p]": "each:p", "test_a.py::test_kind[q]": "each:q", "test_b.py::test_other": "test_b.py::judged"}
+
+
 def test_the_fast_loop_fails_a_test_that_starts_snakemake_unmarked_and_names_where_to_mark_it(pytester,
                                                                                                monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(TESTS))
