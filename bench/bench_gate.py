@@ -15,7 +15,8 @@ Snakemake's DAG run in a forked child of a worker process, not in the caller):
 Snakemake import, DAG) and warm (the same params again: a preflight round trip
 per call, the DAG from the cache), with the sandbox and in-process as before
 (the same handlers called directly), interleaved in one run; the ratio is
-sandbox / in-process.
+sandbox / in-process. Beside them, a new DAG each call in the same warm worker (the DAG cache cleared):
+what a chat pays for each new set of params.
 
 Run alone: python bench/bench_gate.py [--quick] [--sandbox-only]
 """
@@ -229,22 +230,37 @@ def sandbox_cost(quick: bool, calls: int, reps: int) -> dict:
                 warm[mode].append(time.perf_counter() - start)
                 if not outcome.ok:
                     problems.append(f"{mode}: warm call refused")
+        # a new DAG each call, in a warm worker: what a chat pays for each new set of params
+        fresh: dict[str, list[float]] = {"sandbox": [], "inprocess": []}
+        for _ in range(calls):
+            for mode in fresh:
+                use_sandbox(mode == "sandbox", fresh_dags=True)
+                start = time.perf_counter()
+                outcome = call_action(ctx, "validate_params", arguments)
+                fresh[mode].append(time.perf_counter() - start)
+                if not outcome.ok:
+                    problems.append(f"{mode}: fresh-DAG call refused")
         use_sandbox(True)
+        f_s, f_i = median(fresh["sandbox"]), median(fresh["inprocess"])
         c_s, c_i = median(cold["sandbox"]), median(cold["inprocess"])
         w_s, w_i = median(warm["sandbox"]), median(warm["inprocess"])
         row = {"case": f"{wf_id} ({example.name})", "cold_sandbox_s": r3(c_s), "cold_inprocess_s": r3(c_i),
                "cold_ratio": r3(c_s / c_i) if c_s and c_i else None,
                "warm_sandbox_ms": round(w_s * 1000, 2) if w_s else None,
                "warm_inprocess_ms": round(w_i * 1000, 2) if w_i else None,
-               "warm_ratio": r3(w_s / w_i) if w_s and w_i else None, "calls": calls, "cold_runs": reps,
+               "warm_ratio": r3(w_s / w_i) if w_s and w_i else None,
+               "fresh_dag_sandbox_ms": round(f_s * 1000, 1) if f_s else None,
+               "fresh_dag_inprocess_ms": round(f_i * 1000, 1) if f_i else None,
+               "fresh_dag_ratio": r3(f_s / f_i) if f_s and f_i else None, "calls": calls, "cold_runs": reps,
                "target": f"warm sandbox median <= {WARM_TARGET_S * 1000:.0f} ms",
                "met": w_s is not None and w_s <= WARM_TARGET_S}
         if problems:
             row["problems"] = problems[:3]
         rows.append(row)
         print(f"  {row['case']:<36} cold {fmt_s(c_s):>8} vs {fmt_s(c_i):>8} (x{fmt_ratio(row['cold_ratio'])})   "
-              f"warm {row['warm_sandbox_ms']} ms vs {row['warm_inprocess_ms']} ms (x{fmt_ratio(row['warm_ratio'])})",
-              flush=True)
+              f"warm {row['warm_sandbox_ms']} ms vs {row['warm_inprocess_ms']} ms (x{fmt_ratio(row['warm_ratio'])})   "
+              f"new DAG {row['fresh_dag_sandbox_ms']} ms vs {row['fresh_dag_inprocess_ms']} ms "
+              f"(x{fmt_ratio(row['fresh_dag_ratio'])})", flush=True)
     return {"rows": rows, "isolation": sandbox.isolation()[1],
             "target": f"warm validate_params with the sandbox <= {WARM_TARGET_S * 1000:.0f} ms (median)"}
 
