@@ -189,6 +189,23 @@ def cold_probe(mode: str, wf_id: str, example: str) -> None:
     print(json.dumps({"s": time.perf_counter() - start, "ok": outcome.ok}))
 
 
+def timed_calls(ctx, arguments: dict, calls: int, fresh_dags: bool, problems: list[str]) -> dict[str, list[float]]:
+    """mode -> wall seconds of `calls` validate_params calls, sandbox and in-process interleaved; with
+    `fresh_dags` each call builds its DAG again."""
+    from snakegate.agent.actions.platform import call_action
+
+    walls: dict[str, list[float]] = {"sandbox": [], "inprocess": []}
+    for _ in range(calls):
+        for mode in walls:  # interleaved: a change of load hits both
+            use_sandbox(mode == "sandbox", fresh_dags=fresh_dags)
+            start = time.perf_counter()
+            outcome = call_action(ctx, "validate_params", arguments)
+            walls[mode].append(time.perf_counter() - start)
+            if not outcome.ok:
+                problems.append(f"{mode}: {'new-DAG' if fresh_dags else 'warm'} call refused")
+    return walls
+
+
 def sandbox_cost(quick: bool, calls: int, reps: int) -> dict:
     """3. validate_params cold and warm with the sandbox vs in-process, per curated workflow, as ratios."""
     from snakegate.agent.actions.platform import ActionContext, call_action
@@ -218,28 +235,12 @@ def sandbox_cost(quick: bool, calls: int, reps: int) -> dict:
                     cold[mode].append(probe["s"]) if probe["ok"] else problems.append(f"{mode}: not ok")
                 except (IndexError, ValueError):
                     problems.append(f"{mode}: {proc.stderr.strip()[-200:]}")
-        warm: dict[str, list[float]] = {"sandbox": [], "inprocess": []}
-        for mode in warm:
+        for mode in ("sandbox", "inprocess"):
             use_sandbox(mode == "sandbox")
             call_action(ctx, "validate_params", arguments)  # builds the DAG once; the warm calls reuse it
-        for _ in range(calls):
-            for mode in warm:
-                use_sandbox(mode == "sandbox", fresh_dags=False)
-                start = time.perf_counter()
-                outcome = call_action(ctx, "validate_params", arguments)
-                warm[mode].append(time.perf_counter() - start)
-                if not outcome.ok:
-                    problems.append(f"{mode}: warm call refused")
+        warm = timed_calls(ctx, arguments, calls, fresh_dags=False, problems=problems)
         # a new DAG each call, in a warm worker: what a chat pays for each new set of params
-        fresh: dict[str, list[float]] = {"sandbox": [], "inprocess": []}
-        for _ in range(calls):
-            for mode in fresh:
-                use_sandbox(mode == "sandbox", fresh_dags=True)
-                start = time.perf_counter()
-                outcome = call_action(ctx, "validate_params", arguments)
-                fresh[mode].append(time.perf_counter() - start)
-                if not outcome.ok:
-                    problems.append(f"{mode}: fresh-DAG call refused")
+        fresh = timed_calls(ctx, arguments, calls, fresh_dags=True, problems=problems)
         use_sandbox(True)
         f_s, f_i = median(fresh["sandbox"]), median(fresh["inprocess"])
         c_s, c_i = median(cold["sandbox"]), median(cold["inprocess"])
