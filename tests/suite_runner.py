@@ -10,7 +10,8 @@ A pytest plugin (tests/conftest.py loads it through `pytest_plugins`):
 - One worker per shared fixture. Tests that use the same fixture wider than a function (a module's runs, the
   session's runs of every kind in prov_runs.py) form one xdist group, so each such fixture is built once,
   on one worker, instead of once on every worker that happens to get one of its tests. A parametrized one
-  (curated_kinds.py: one workflow's runs per param) makes a group per param.
+  (curated_kinds.py: one workflow's runs per param), and any fixture built on it, makes a group per param;
+  same-named session fixtures of two test modules are two fixtures.
 - Long first. Under xdist the groups start first, the ones in FIRST before all (the waiting Slurm cluster,
   then the biggest groups), so the many small independent tests fill the gaps at the end. A serial run
   keeps the collection order.
